@@ -1,0 +1,118 @@
+"""The trace: what a program does to TensorFlow's variable machinery.
+
+Both the static interpreter (predicted) and `verify` (observed) produce this record, so rules,
+`layout`, `verify` and `migrate` all read one schema.  Values only: no LibCST, no TensorFlow.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# A name part the analysis could not compute.  `?` is not a legal character in TensorFlow names
+# (tf1-semantics 1.13), so a name containing it is unambiguously partial.
+UNKNOWN_PART = "?"
+
+Shape = tuple[int | None, ...] | None
+"""A static shape: None when even the rank is unknown; a None dimension is unknown."""
+
+
+@dataclass(frozen=True)
+class Site:
+    """A place in a source file; line and column are 1-based, end is exclusive."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def short(self) -> str:
+        return f"line {self.line}"
+
+
+@dataclass(frozen=True)
+class Related:
+    """Another place that explains a finding ("first created at line 9")."""
+
+    site: Site | None
+    note: str
+
+
+@dataclass
+class VariableRecord:
+    """One variable the program creates (a partition part is one record)."""
+
+    name: str  # graph name without ":0"; may contain UNKNOWN_PART
+    store_key: str | None  # variable-store key (get_variable family), None for tf.Variable/Keras
+    shape: Shape
+    dtype: str | None  # "float32", ... ; None when unknown
+    kind: str  # get_variable | local_variable | tf_variable | layer | keras | rnn | slot | optimizer | ema
+    site: Site
+    certain: bool = True  # name and existence are proven by the trace
+    device: str | None = ""  # TensorFlow's canonical string, "" for none, None for unknown
+    trainable: bool | None = True
+    collections: tuple[str, ...] = ("variables",)
+    partition_of: str | None = None  # logical (checkpoint) name when this is a part of a partitioned variable
+    scopes: tuple[str, ...] = ()  # enclosing var-scope chain with reuse modes, outermost first
+    chain: tuple[Related, ...] = ()  # user call stack that led to the creation, outermost first
+
+    @property
+    def is_local(self) -> bool:
+        return "local_variables" in self.collections
+
+
+@dataclass
+class Event:
+    """Something the program does that a rule may report.
+
+    `kind` names the fact (see `EVENT_KINDS`); `message` is TensorFlow's own wording where TensorFlow
+    raises; `certain` is False when the fact depends on values the analysis could not compute.
+    """
+
+    kind: str
+    site: Site
+    message: str
+    certain: bool = True
+    related: tuple[Related, ...] = ()
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+# Event kinds and what they mean.  Errors (raises=True) are what TensorFlow raises at graph build;
+# the interpreter stops the program's main flow at a certain one, as Python would.
+EVENT_KINDS: dict[str, str] = {
+    "parse_error": "the file could not be parsed",
+    "already_exists": "get_variable created a store key that exists while reuse is off",
+    "does_not_exist": "get_variable under reuse=True asked for a store key never created",
+    "shared_mismatch": "reuse with an incompatible shape or dtype, or a partitioning mismatch",
+    "reuse_false_ignored": "reuse=False/None requested inside a reuse=True/AUTO_REUSE scope",
+    "sticky_reuse": "reuse_variables() on the root scope or a scope object outside its own with block",
+    "reuse_param_ignored": "a function parameter named reuse that is never used",
+    "invalid_arguments": "arguments TensorFlow rejects (TypeError/ValueError) in scope or variable calls",
+    "variable_ignores_reuse": "tf.Variable created in a scope whose reuse is True/AUTO_REUSE",
+    "unnamed_layer_duplicated": "an auto-named layer or default-named scope created again under reuse",
+    "template_per_call": "make_template called on each call of a function called more than once",
+    "keras_ignores_reuse": "a Keras layer object built in a reused variable scope",
+    "rnn_cell_reused": "one RNN cell object used for several layers or scopes",
+    "unintended_sharing": "two different layers given the same explicit name under reuse",
+    "name_scope_ignored": "get_variable or tf.layers inside a name_scope (it does not prefix them)",
+    "scope_prefix_repeated": "a variable or scope name that repeats the enclosing scope path",
+    "empty_name_segment": "a name with an empty segment, giving a//w",
+    "case_only_clash": "names differing only by case; the graph renames one",
+}
+
+RAISING_KINDS = frozenset({"already_exists", "does_not_exist", "shared_mismatch", "invalid_arguments"})
+
+
+@dataclass
+class Trace:
+    """Everything one analysed module (or one real run) produced."""
+
+    path: str
+    variables: list[VariableRecord] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    uses_tensorflow: bool = True
+    # False once something unmodelled may have created variables: "does not exist" is then unproven.
+    complete: bool = True
+
+    def events_of(self, kind: str) -> list[Event]:
+        return [event for event in self.events if event.kind == kind]
