@@ -1,0 +1,253 @@
+"""Abstract values the interpreter computes with.
+
+Known Python constants are plain Python objects (str, int, float, bool, None, tuple, list, dict).
+Everything the analysis cannot compute is `UNKNOWN`.  TensorFlow objects are small dataclasses.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import libcst as cst
+
+from scopelint.model.scopes import Reuse, VarScope
+from scopelint.trace import UNKNOWN_PART, Shape, VariableRecord
+
+
+class _Unknown:
+    _instance: "_Unknown | None" = None
+
+    def __new__(cls) -> "_Unknown":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+    def __bool__(self) -> bool:  # never decide a branch on an unknown by accident
+        raise TypeError("truthiness of UNKNOWN")
+
+
+UNKNOWN: Any = _Unknown()
+
+
+class PartialStr(str):
+    """A string with parts the analysis could not compute, marked by UNKNOWN_PART."""
+
+
+def is_known(value: Any) -> bool:
+    return value is not UNKNOWN and not isinstance(value, PartialStr)
+
+
+def text_of(value: Any) -> str | None:
+    """A string value for naming: the exact string, a partial one, or None when not a string."""
+    if isinstance(value, str):
+        return value
+    if value is UNKNOWN:
+        return UNKNOWN_PART
+    return None
+
+
+@dataclass(frozen=True)
+class TFRef:
+    """A TensorFlow API object by canonical dotted path ("tf.variable_scope", "tf.train")."""
+
+    path: str
+
+
+@dataclass(eq=False)
+class Tensor:
+    shape: Shape = None
+    dtype: str | None = None
+    # Ids of the variables this value depends on; None when unknown (an op we do not model).
+    deps: frozenset[int] | None = None
+
+
+@dataclass(eq=False)
+class VariableValue:
+    record: VariableRecord
+
+    @property
+    def shape(self) -> Shape:
+        return self.record.shape
+
+    @property
+    def deps(self) -> frozenset[int]:
+        return frozenset({id(self.record)})
+
+
+@dataclass(eq=False)
+class PartitionedValue:
+    key: str
+    parts: list[VariableRecord]
+    shape: Shape
+
+    @property
+    def deps(self) -> frozenset[int]:
+        return frozenset(id(part) for part in self.parts)
+
+
+@dataclass(eq=False)
+class ReuseValue:
+    reuse: Reuse  # tf.AUTO_REUSE
+
+
+@dataclass(eq=False)
+class InitializerValue:
+    is_callable: bool
+    dtype: str | None = None
+
+
+@dataclass(eq=False)
+class PartitionerValue:
+    partitioner: Any
+
+
+@dataclass(eq=False)
+class ScopeValue:
+    """A VariableScope object (`with variable_scope(...) as s`, `get_variable_scope()`)."""
+
+    scope: VarScope
+
+
+@dataclass(eq=False)
+class ContextValue:
+    """A context manager made by a TF call, entered by `with`: variable_scope, name_scope, device."""
+
+    kind: str  # variable_scope | name_scope | device | graph | unknown
+    args: dict[str, Any] = field(default_factory=dict)
+    site: Any = None
+
+
+@dataclass(eq=False)
+class LayerObject:
+    """A tf.layers / Keras layer or RNN cell object: its scope is fixed at the first call."""
+
+    family: str  # layers | keras | cell
+    class_name: str
+    config: dict[str, Any]
+    name: str | None
+    site: Any
+    scope: VarScope | None = None  # captured at the first call
+    built_input_depth: int | None = None
+    variables: list[VariableRecord] = field(default_factory=list)
+    cells: list["LayerObject"] = field(default_factory=list)  # MultiRNNCell
+    keras_name: str | None = None
+    used_under: list[str] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class TemplateValue:
+    name: str
+    func: Any
+    unique_name: str | None
+    create_scope_now: bool
+    kwargs: dict[str, Any]
+    site: Any
+    scope: VarScope | None = None
+    calls: int = 0
+
+
+@dataclass(eq=False)
+class OptimizerValue:
+    class_name: str
+    config: dict[str, Any]
+    site: Any
+    non_slot_done: set[int] = field(default_factory=set)  # graph ids where beta powers exist
+
+
+@dataclass(eq=False)
+class EMAValue:
+    decay: Any
+    name: str
+    site: Any
+
+
+@dataclass(eq=False)
+class GraphValue:
+    graph: Any  # GraphModel
+
+
+@dataclass(eq=False)
+class UserFunction:
+    node: cst.FunctionDef | cst.Lambda
+    name: str
+    closure: "Env"
+    defaults: dict[str, Any]
+    module: Any  # the Interpreter module context
+    opaque: bool = False  # wrapped by a decorator we do not understand
+    is_static: bool = False
+    is_classmethod: bool = False
+    is_property: bool = False
+
+
+@dataclass(eq=False)
+class BoundMethod:
+    function: UserFunction
+    receiver: Any
+
+
+@dataclass(eq=False)
+class UserClass:
+    name: str
+    attrs: dict[str, Any]
+    bases: list[Any]
+
+    def lookup(self, name: str) -> Any:
+        if name in self.attrs:
+            return self.attrs[name]
+        for base in self.bases:
+            if isinstance(base, UserClass):
+                found = base.lookup(name)
+                if found is not UNKNOWN:
+                    return found
+        return UNKNOWN
+
+
+@dataclass(eq=False)
+class Instance:
+    cls: UserClass
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class ModuleValue:
+    """A project module imported by the analysed code (its top-level names)."""
+
+    name: str
+    env: "Env"
+
+
+@dataclass(eq=False)
+class Builtin:
+    name: str
+
+
+class Env:
+    """A Python namespace with a parent chain (function locals -> enclosing -> module)."""
+
+    def __init__(self, parent: "Env | None" = None) -> None:
+        self.vars: dict[str, Any] = {}
+        self.parent = parent
+        self.globals_declared: set[str] = set()
+
+    def lookup(self, name: str) -> Any:
+        env: Env | None = self
+        while env is not None:
+            if name in env.vars:
+                return env.vars[name]
+            env = env.parent
+        raise KeyError(name)
+
+    def module_env(self) -> "Env":
+        env = self
+        while env.parent is not None:
+            env = env.parent
+        return env
+
+    def assign(self, name: str, value: Any) -> None:
+        if name in self.globals_declared:
+            self.module_env().vars[name] = value
+        else:
+            self.vars[name] = value

@@ -1,0 +1,652 @@
+"""One TensorFlow graph as the analysis sees it: scopes, the variable store, names and devices.
+
+Every operation mirrors what `tf.compat.v1` does in graph mode (tf1-semantics.md) and writes
+VariableRecords and Events.  When TensorFlow would raise, `ModelRaise` is raised after the event
+is recorded, so that the interpreter stops the program's flow as Python would.
+Nothing here knows about syntax or imports TensorFlow.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from scopelint.model.names import Namer
+from scopelint.model.partitions import part_shapes
+from scopelint.model.scopes import UNKNOWN_SETTING, Reuse, ScopeCounts, VarScope, effective_reuse
+from scopelint.trace import UNKNOWN_PART, Event, Related, Shape, Site, VariableRecord
+
+FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64", "half", "double"})
+DEFAULT_INIT_DTYPES = FLOAT_DTYPES | frozenset(
+    {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool", "string"}
+)
+
+ALREADY_EXISTS = (
+    "Variable {key} already exists, disallowed. "
+    "Did you mean to set reuse=True or reuse=tf.AUTO_REUSE in VarScope?"
+)
+DOES_NOT_EXIST = (
+    "Variable {key} does not exist, or was not created with tf.get_variable(). "
+    "Did you mean to set reuse=tf.AUTO_REUSE in VarScope?"
+)
+
+
+class ModelRaise(Exception):
+    """TensorFlow raises here; the event says what."""
+
+    def __init__(self, event: Event) -> None:
+        super().__init__(event.message)
+        self.event = event
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where an operation happens: the site and the user call stack that reached it."""
+
+    site: Site
+    chain: tuple[Related, ...] = ()
+
+
+@dataclass(frozen=True)
+class Initializer:
+    """What the analysis knows about an `initializer=` argument."""
+
+    is_callable: bool | None  # None: unknown
+    value_shape: Shape = None  # for constants and tensors
+    dtype: str | None = None
+
+
+@dataclass
+class StoreEntry:
+    key: str
+    record: VariableRecord
+    maybe: bool  # created on a path that may not run
+    local: bool = False
+
+
+@dataclass
+class PartitionedEntry:
+    key: str
+    shape: tuple[int, ...]
+    partitions: list[int]
+    parts: list[VariableRecord]
+    maybe: bool
+
+
+@dataclass
+class VarScopeFrame:
+    """One `with variable_scope(...)` entry, with what its exit must restore."""
+
+    scope: VarScope
+    kind: str  # string | object | default
+    previous_scope: VarScope
+    previous_name_stack: str
+    saved_counts: dict[str, int] | None = None
+    site: Site | None = None
+
+
+@dataclass
+class NameScopeFrame:
+    name: str  # the scope string returned by `with name_scope(...) as s` ("a/", "a_1/", "")
+    previous_name_stack: str
+    site: Site | None = None
+
+
+@dataclass
+class GraphModel:
+    path: str
+    namer: Namer = field(default_factory=Namer)
+    counts: ScopeCounts = field(default_factory=ScopeCounts)
+    root: VarScope = field(default_factory=lambda: VarScope("", Reuse.FALSE, "", is_root=True))
+    var_scope: VarScope = None  # type: ignore[assignment]  # set in __post_init__
+    name_stack: str = ""
+    store: dict[str, StoreEntry] = field(default_factory=dict)
+    partitioned: dict[str, PartitionedEntry] = field(default_factory=dict)
+    records: list[VariableRecord] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    # >0 while interpreting code that may not run (unknown branch, loop of unknown length).
+    speculative: int = 0
+    # False once something unmodelled may have created variables in this graph.
+    complete: bool = True
+    # Innermost-last stack of scope constructs: ("var", VarScopeFrame) or ("name", NameScopeFrame).
+    constructs: list[tuple[str, Any]] = field(default_factory=list)
+    devices: Any = None  # a DeviceStack (scopelint.model.devices), set by the interpreter
+    # Sites where tf.Variable / Keras layers / templates were created, to recognise a second run.
+    seen_sites: dict[tuple[str, Site], int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.var_scope is None:
+            self.var_scope = self.root
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def certain_now(self) -> bool:
+        return self.speculative == 0
+
+    def _event(self, kind: str, message: str, where: Where, certain: bool = True,
+               related: tuple[Related, ...] = (), raises: bool = False, **data: Any) -> None:
+        certain = certain and self.certain_now
+        event = Event(kind, where.site, message, certain, tuple(where.chain) + tuple(related), data)
+        self.events.append(event)
+        if raises and certain:
+            raise ModelRaise(event)
+
+    def note_site(self, what: str, site: Site) -> int:
+        """How many times this site already did `what` in this graph (then counts this time)."""
+        count = self.seen_sites.get((what, site), 0)
+        self.seen_sites[(what, site)] = count + 1
+        return count
+
+    def device_for(self, op_type: str = "VariableV2", colocate_with: str | None = None) -> str | None:
+        if self.devices is None:
+            return colocate_with if colocate_with is not None else ""
+        return self.devices.device_for(op_type, colocate_with)
+
+    def _name_scope_in_graph(self, name: str) -> str:
+        """`Graph.name_scope(name)` for a non-empty name not ending in "/": the new stack."""
+        full = f"{self.name_stack}/{name}" if self.name_stack else name
+        return self.namer.unique_name(full, speculative=not self.certain_now).name
+
+    def record_op_name(self, name: str) -> str:
+        """An op created with an explicit name: it takes a name in the graph's table."""
+        full = f"{self.name_stack}/{name}" if self.name_stack else name
+        return self.namer.unique_name(full, speculative=not self.certain_now).name
+
+    # ------------------------------------------------------------------ name scopes
+    def enter_name_scope(self, name: str | None, where: Where, user: bool = True) -> NameScopeFrame:
+        """`tf.name_scope(name)`: None/"" reset to the root, "x/" re-enters absolutely."""
+        previous = self.name_stack
+        if not name:
+            self.name_stack = ""
+            returned = ""
+        elif name.endswith("/"):
+            self.name_stack = name[:-1]
+            returned = name
+        else:
+            self.name_stack = self._name_scope_in_graph(name)
+            returned = self.name_stack + "/"
+        frame = NameScopeFrame(returned, previous, where.site)
+        if user:
+            self.constructs.append(("name", frame))
+        return frame
+
+    def exit_name_scope(self, frame: NameScopeFrame, user: bool = True) -> None:
+        self.name_stack = frame.previous_name_stack
+        if user and self.constructs and self.constructs[-1][1] is frame:
+            self.constructs.pop()
+
+    # ------------------------------------------------------------------ variable scopes
+    def enter_variable_scope(
+        self,
+        name_or_scope: str | VarScope | None,
+        where: Where,
+        default_name: str | None = None,
+        reuse: Reuse = Reuse.FALSE,
+        reuse_explicit_false: bool = False,
+        auxiliary_name_scope: bool = True,
+        partitioner: Any = None,
+        dtype: str | None = None,
+        custom_getter: bool = False,
+    ) -> VarScopeFrame:
+        parent = self.var_scope
+        previous_stack = self.name_stack
+        if name_or_scope is None and default_name is None:
+            self._event("invalid_arguments", "If default_name is None then name_or_scope is required",
+                        where, raises=True, error="TypeError")
+        if name_or_scope is None and reuse in (Reuse.TRUE, Reuse.AUTO):
+            self._event("invalid_arguments", "reuse=True cannot be used without a name_or_scope",
+                        where, raises=True, error="ValueError")
+
+        # The name scope is opened first, as variable_scope.__enter__ does.
+        if not auxiliary_name_scope:
+            opened = self.name_stack + "/" if self.name_stack else ""
+        else:
+            if isinstance(name_or_scope, VarScope):
+                ns_name = name_or_scope.name.split("/")[-1]
+            elif isinstance(name_or_scope, str):
+                ns_name = name_or_scope
+            else:
+                ns_name = default_name or ""
+            if ns_name:
+                opened = self.enter_name_scope(ns_name, where, user=False).name
+            else:
+                opened = self.name_stack + "/" if self.name_stack else ""
+
+        saved_counts = None
+        if isinstance(name_or_scope, VarScope):
+            captured = name_or_scope
+            new_name = captured.name
+            self.counts.open(new_name, not self.certain_now)
+            saved_counts = self.counts.snapshot()
+            new_reuse = reuse if reuse in (Reuse.TRUE, Reuse.AUTO) else captured.reuse
+            if reuse is Reuse.UNKNOWN:
+                new_reuse = Reuse.UNKNOWN
+            scope = VarScope(
+                new_name,
+                new_reuse,
+                captured.original_name_scope,
+                partitioner=partitioner if partitioner is not None else captured.partitioner,
+                dtype=dtype or captured.dtype,
+                custom_getter=custom_getter or captured.custom_getter,
+            )
+            kind = "object"
+        else:
+            if name_or_scope is None:
+                assert default_name is not None
+                relative, names_certain = self.counts.unique_default(parent.name, default_name)
+                kind = "default"
+            else:
+                relative, names_certain = name_or_scope, True
+                kind = "string"
+            new_name = f"{parent.name}/{relative}" if parent.name else relative
+            if not names_certain:
+                new_name = _mark_unknown_suffix(new_name)
+            self.counts.open(new_name, not self.certain_now)
+            new_reuse = effective_reuse(parent.reuse, reuse)
+            if reuse_explicit_false and parent.reuse in (Reuse.TRUE, Reuse.AUTO) and kind == "string":
+                self._event(
+                    "reuse_false_ignored",
+                    f"reuse=False in variable_scope('{relative}') has no effect: the enclosing scope "
+                    f"'{parent.name}' has reuse={parent.reuse.value}, so '{new_name}' reuses too",
+                    where,
+                    certain=scope_names_certain(parent),
+                )
+            if kind == "string" and parent.name and isinstance(relative, str):
+                first = relative.split("/")[0]
+                if first and first == parent.name.split("/")[-1] and UNKNOWN_PART not in new_name:
+                    self._event(
+                        "scope_prefix_repeated",
+                        f"variable_scope('{relative}') inside '{parent.name}' gives '{new_name}': "
+                        "the scope name is repeated",
+                        where,
+                    )
+            scope = VarScope(
+                new_name,
+                new_reuse,
+                opened,
+                partitioner=partitioner if partitioner is not None else parent.partitioner,
+                dtype=dtype or parent.dtype,
+                custom_getter=custom_getter or parent.custom_getter,
+            )
+        frame = VarScopeFrame(scope, kind, parent, previous_stack, saved_counts, where.site)
+        self.var_scope = scope
+        self.constructs.append(("var", frame))
+        return frame
+
+    def exit_variable_scope(self, frame: VarScopeFrame) -> None:
+        if frame.kind == "object":
+            assert frame.saved_counts is not None
+            self.counts.restore(frame.saved_counts)
+        else:
+            self.counts.close_subscopes(frame.scope.name)
+        self.var_scope = frame.previous_scope
+        self.name_stack = frame.previous_name_stack
+        if self.constructs and self.constructs[-1][1] is frame:
+            self.constructs.pop()
+
+    def active_scopes(self) -> list[VarScope]:
+        return [self.root] + [frame.scope for kind, frame in self.constructs if kind == "var"]
+
+    def reuse_variables(self, scope: VarScope, where: Where) -> None:
+        if scope.is_root or scope not in self.active_scopes():
+            where_text = "the root variable scope" if scope.is_root else f"scope '{scope.name}' outside its with block"
+            self._event(
+                "sticky_reuse",
+                f"reuse_variables() on {where_text}: it stays in reuse mode for the rest of the graph, "
+                "and every later new get_variable under it fails",
+                where,
+            )
+        scope.reuse = Reuse.TRUE if self.certain_now or scope.reuse is Reuse.TRUE else Reuse.UNKNOWN
+
+    # ------------------------------------------------------------------ get_variable
+    def store_key(self, name: str) -> str:
+        scope_name = self.var_scope.name
+        return f"{scope_name}/{name}" if scope_name else name
+
+    def _existing(self, key: str) -> tuple[StoreEntry | None, bool]:
+        """The entry for key and whether its absence/presence is proven."""
+        entry = self.store.get(key)
+        if entry is not None:
+            return entry, not entry.maybe
+        if UNKNOWN_PART in key or not self.complete:
+            return None, False
+        for other in self.store:
+            if UNKNOWN_PART in other and _may_match(other, key):
+                return None, False
+        return None, True
+
+    def get_variable(
+        self,
+        name: str,
+        where: Where,
+        shape: Shape | None = None,
+        shape_given: bool = False,
+        dtype: str | None = None,
+        initializer: Initializer | None = None,
+        partitioner: Any = None,
+        trainable: bool | None = True,
+        collections: tuple[str, ...] | None = None,
+        local: bool = False,
+        kind: str = "get_variable",
+        colocate_with: str | None = None,
+    ) -> VariableRecord | PartitionedEntry | None:
+        """`tf.compat.v1.get_variable` (or `get_local_variable` with local=True).
+
+        `shape_given` distinguishes `shape=None` (not given) from a shape the analysis could not
+        compute (shape_given=True, shape=None).  Returns the record (created or reused), the
+        partitioned entry, or None when the outcome is unknown.
+        """
+        scope = self.var_scope
+        key = self.store_key(name)
+        reuse = scope.reuse
+        dtype = dtype or (initializer.dtype if initializer and initializer.is_callable is False else None) \
+            or scope.dtype or "float32"
+        if collections is None:
+            collections = ("local_variables",) if local else ("variables",)
+        if trainable is None:
+            trainable = not local
+        certain_scope = scope.certain
+        if partitioner is None:
+            partitioner = scope.partitioner
+        is_scalar = shape_given and shape == ()
+        if partitioner is not None and not is_scalar:
+            return self._get_partitioned(key, where, shape, shape_given, dtype, partitioner, reuse,
+                                         trainable, collections, kind, certain_scope)
+        if reuse is Reuse.TRUE and key in self.partitioned:
+            return self.partitioned[key]
+        if f"{key}/part_0" in self.store:
+            part0 = self.store[f"{key}/part_0"]
+            self._event(
+                "shared_mismatch",
+                f"No partitioner was provided, but a partitioned version of the variable was found: "
+                f"{key}/part_0. Perhaps a variable of the same name was already created with partitioning?",
+                where, certain=not part0.maybe and certain_scope, raises=True, key=key,
+            )
+        return self._get_single(key, where, shape, shape_given, dtype, initializer, reuse, trainable,
+                                collections, local, kind, certain_scope, colocate_with)
+
+    def _get_single(self, key: str, where: Where, shape: Shape | None, shape_given: bool, dtype: str,
+                    initializer: Initializer | None, reuse: Reuse, trainable: bool,
+                    collections: tuple[str, ...], local: bool, kind: str, certain_scope: bool,
+                    colocate_with: str | None = None, partition_of: str | None = None
+                    ) -> VariableRecord | None:
+        if initializer is not None and initializer.is_callable is False and shape_given:
+            self._event("invalid_arguments", "If initializer is a constant, do not specify shape.",
+                        where, raises=True, error="ValueError", key=key)
+        entry, proven = self._existing(key)
+        certain = proven and certain_scope
+        if entry is not None:
+            if reuse is Reuse.FALSE:
+                self._event(
+                    "already_exists", ALREADY_EXISTS.format(key=key), where, certain=certain,
+                    related=(Related(entry.record.site, "first created here"),) + entry.record.chain,
+                    raises=True, key=key,
+                )
+                return None
+            if reuse is Reuse.UNKNOWN:
+                return entry.record
+            self._check_compatible(entry.record, key, shape if shape_given else None, dtype, where, certain)
+            return entry.record
+        if reuse is Reuse.TRUE:
+            self._event(
+                "does_not_exist", DOES_NOT_EXIST.format(key=key), where, certain=certain,
+                related=self._reuse_origin(), raises=True, key=key,
+            )
+            if certain:
+                return None
+        # Creation.
+        if initializer is not None and initializer.is_callable is False and not shape_given:
+            shape = initializer.value_shape
+        elif initializer is None or initializer.is_callable:
+            if initializer is None and dtype not in DEFAULT_INIT_DTYPES and dtype is not None:
+                self._event("invalid_arguments",
+                            f"An initializer for variable {key} of <dtype: '{dtype}'> is required",
+                            where, raises=True, error="ValueError", key=key)
+            if not shape_given:
+                if initializer is None:
+                    self._event(
+                        "invalid_arguments",
+                        f"Variable {key} did not get an initializer, so its `shape` argument must be specified.",
+                        where, raises=True, error="ValueError", key=key,
+                    )
+                else:
+                    shape = None
+            elif shape is not None and any(dim is None for dim in shape) and initializer is None:
+                # A partially known literal shape: TensorFlow cannot build the default initializer.
+                self._event(
+                    "invalid_arguments",
+                    "The initializer passed is not valid. It should be a callable with no arguments and "
+                    "the shape should not be provided or an instance of `tf.keras.initializers.*' and "
+                    "`shape` should be fully defined.",
+                    where, certain=False, error="ValueError", key=key,
+                )
+        speculative = not self.certain_now
+        if key.endswith("/"):
+            graph_name, name_certain, clash = key[:-1], True, None
+        else:
+            unique = self.namer.unique_name(key, speculative=speculative)
+            graph_name, name_certain, clash = unique.name, unique.certain, unique.case_clash_with
+        if clash is not None and name_certain:
+            self._event(
+                "case_only_clash",
+                f"'{key}' differs only by case from '{clash}' already in the graph: "
+                f"TensorFlow renames this variable to '{graph_name}'",
+                where,
+            )
+        if "//" in key or key.startswith("/"):
+            self._event(
+                "empty_name_segment",
+                f"variable '{key}' has an empty name segment: a scope name ending in '/' or an empty "
+                "variable_scope('') inside a scope",
+                where, certain=certain_scope,
+            )
+        self._note_name_scope_ignored(key, where)
+        record = VariableRecord(
+            name=graph_name,
+            store_key=key,
+            shape=shape,
+            dtype=dtype,
+            kind=kind,
+            site=where.site,
+            certain=name_certain and certain_scope and not speculative and UNKNOWN_PART not in key,
+            device=self.device_for("VariableV2", colocate_with),
+            trainable=trainable,
+            collections=_with_trainable(collections, trainable),
+            partition_of=partition_of,
+            scopes=self._scope_chain(),
+            chain=where.chain,
+        )
+        self.records.append(record)
+        self.store[key] = StoreEntry(key, record, maybe=speculative or not certain, local=local)
+        return record
+
+    def _check_compatible(self, found: VariableRecord, key: str, shape: Shape | None, dtype: str,
+                          where: Where, certain: bool) -> None:
+        if shape is not None and found.shape is not None and not _compatible(shape, found.shape):
+            self._event(
+                "shared_mismatch",
+                f"Trying to share variable {key}, but specified shape {_shape_text(shape)} "
+                f"and found shape {_shape_text(found.shape)}.",
+                where, certain=certain, related=(Related(found.site, "first created here"),),
+                raises=True, key=key,
+            )
+        if found.dtype and dtype and _base_dtype(dtype) != _base_dtype(found.dtype):
+            self._event(
+                "shared_mismatch",
+                f"Trying to share variable {key}, but specified dtype {dtype} and found dtype {found.dtype}.",
+                where, certain=certain, related=(Related(found.site, "first created here"),),
+                raises=True, key=key,
+            )
+
+    def _get_partitioned(self, key: str, where: Where, shape: Shape | None, shape_given: bool, dtype: str,
+                         partitioner: Any, reuse: Reuse, trainable: bool, collections: tuple[str, ...],
+                         kind: str, certain_scope: bool) -> PartitionedEntry | None:
+        existing = self.partitioned.get(key)
+        full_shape = shape if shape_given else (existing.shape if existing else None)
+        partitions = None
+        if partitioner is not UNKNOWN_SETTING and full_shape is not None and None not in full_shape:
+            partitions = partitioner.partitions(full_shape)
+        if existing is not None:
+            proven = not existing.maybe and certain_scope
+            if reuse is Reuse.FALSE:
+                self._event(
+                    "already_exists",
+                    f"Partitioned variable with name {key} already exists. Did you mean to set reuse=True "
+                    "or reuse=tf.AUTO_REUSE in VarScope?",
+                    where, certain=proven, related=(Related(existing.parts[0].site, "first created here"),),
+                    raises=True, key=key,
+                )
+                return None
+            if partitions is not None and partitions != existing.partitions:
+                self._event(
+                    "shared_mismatch",
+                    f"Trying to reuse partitioned variable {key}, but specified partitions {partitions} "
+                    f"and found partitions {existing.partitions}.",
+                    where, certain=proven, raises=True, key=key,
+                )
+            return existing
+        if key in self.store and not self.store[key].maybe:
+            self._event(
+                "shared_mismatch",
+                f"A partitioner was provided, but an unpartitioned version of the variable was found: {key}.  "
+                "Perhaps a variable of the same name was already created without partitioning?",
+                where, certain=certain_scope, raises=True, key=key,
+            )
+        if reuse is Reuse.TRUE:
+            proven = self.complete and certain_scope and UNKNOWN_PART not in key
+            self._event(
+                "does_not_exist",
+                f"PartitionedVariable {key} does not exist, or was not created with tf.get_variable(). "
+                "Did you mean to set reuse=False or reuse=tf.AUTO_REUSE in VarScope?",
+                where, certain=proven, related=self._reuse_origin(), raises=True, key=key,
+            )
+        if full_shape is None or None in full_shape or partitions is None:
+            # Parts unknown: the store may now hold anything under this key.
+            self.store[f"{key}/{UNKNOWN_PART}"] = StoreEntry(
+                f"{key}/{UNKNOWN_PART}",
+                VariableRecord(f"{key}/part_{UNKNOWN_PART}", None, None, dtype, kind, where.site, False),
+                maybe=True,
+            )
+            return None
+        parts = []
+        for index, part_shape in enumerate(part_shapes(tuple(full_shape), partitions)):  # type: ignore[arg-type]
+            record = self._get_single(f"{key}/part_{index}", where, part_shape, True, dtype, None, reuse,
+                                      trainable, collections, False, kind, certain_scope, partition_of=key)
+            if record is not None:
+                parts.append(record)
+        entry = PartitionedEntry(key, tuple(full_shape), partitions, parts,  # type: ignore[arg-type]
+                                 maybe=not self.certain_now)
+        self.partitioned[key] = entry
+        return entry
+
+    # ------------------------------------------------------------------ tf.Variable and friends
+    def create_variable(
+        self,
+        name: str | None,
+        where: Where,
+        shape: Shape | None = None,
+        dtype: str | None = "float32",
+        trainable: bool = True,
+        collections: tuple[str, ...] = ("variables",),
+        kind: str = "tf_variable",
+        colocate_with: str | None = None,
+    ) -> VariableRecord:
+        """`tf.Variable(...)`: named by the name scope, uniquified, outside the store."""
+        unique = self.namer.unique_name(
+            f"{self.name_stack}/{name or 'Variable'}" if self.name_stack else (name or "Variable"),
+            speculative=not self.certain_now,
+        )
+        if unique.case_clash_with is not None and unique.certain:
+            self._event(
+                "case_only_clash",
+                f"'{name}' differs only by case from '{unique.case_clash_with}': TensorFlow renames it "
+                f"to '{unique.name}'",
+                where,
+            )
+        record = VariableRecord(
+            name=unique.name,
+            store_key=None,
+            shape=shape,
+            dtype=dtype,
+            kind=kind,
+            site=where.site,
+            certain=unique.certain and self.certain_now,
+            device=self.device_for("VariableV2", colocate_with),
+            trainable=trainable,
+            collections=_with_trainable(collections, trainable),
+            scopes=self._scope_chain(),
+            chain=where.chain,
+        )
+        self.records.append(record)
+        return record
+
+    # ------------------------------------------------------------------ context for rules
+    def _scope_chain(self) -> tuple[str, ...]:
+        chain = []
+        for kind, frame in self.constructs:
+            if kind == "var":
+                chain.append(f"{frame.scope.name or '<root>'} (reuse={frame.scope.reuse.value})")
+            else:
+                chain.append(f"name_scope {frame.name or '<root>'}")
+        return tuple(chain)
+
+    def _reuse_origin(self) -> tuple[Related, ...]:
+        """Which scope turned reuse on, to explain a "does not exist"."""
+        for kind, frame in reversed(self.constructs):
+            if kind == "var" and frame.scope.reuse is Reuse.TRUE and frame.site is not None:
+                return (Related(frame.site, f"reuse=True comes from the scope '{frame.scope.name}' entered here"),)
+        return ()
+
+    def _note_name_scope_ignored(self, key: str, where: Where) -> None:
+        """get_variable directly inside a user name_scope while the var scope is the root."""
+        if not self.constructs or self.constructs[-1][0] != "name":
+            return
+        frame = self.constructs[-1][1]
+        if self.var_scope.name or not frame.name:
+            return
+        self._event(
+            "name_scope_ignored",
+            f"get_variable ignores name_scope '{frame.name.rstrip('/')}': the variable is '{key}', "
+            f"not '{frame.name}{key}'. Use variable_scope to prefix it",
+            where,
+            related=(Related(frame.site, "name_scope opened here"),),
+        )
+
+
+def scope_names_certain(scope: VarScope) -> bool:
+    return scope.certain
+
+
+def _mark_unknown_suffix(name: str) -> str:
+    return name + "_" + UNKNOWN_PART
+
+
+def _may_match(pattern: str, key: str) -> bool:
+    import re
+
+    regex = "^" + ".*".join(re.escape(part) for part in pattern.split(UNKNOWN_PART)) + "$"
+    return re.match(regex, key) is not None
+
+
+def _compatible(a: tuple[int | None, ...], b: tuple[int | None, ...]) -> bool:
+    if len(a) != len(b):
+        return False
+    return all(x is None or y is None or x == y for x, y in zip(a, b))
+
+
+def _shape_text(shape: tuple[int | None, ...]) -> str:
+    dims = ["None" if d is None else str(d) for d in shape]
+    if len(dims) == 1:
+        return f"({dims[0]},)"
+    return "(" + ", ".join(dims) + ")"
+
+
+def _base_dtype(dtype: str) -> str:
+    aliases = {"half": "float16", "double": "float64", "float": "float32"}
+    dtype = dtype.removesuffix("_ref")
+    return aliases.get(dtype, dtype)
+
+
+def _with_trainable(collections: tuple[str, ...], trainable: bool) -> tuple[str, ...]:
+    if trainable and "trainable_variables" not in collections:
+        return tuple(collections) + ("trainable_variables",)
+    return tuple(collections)

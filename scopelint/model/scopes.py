@@ -1,0 +1,111 @@
+"""Variable scopes, name scopes and reuse (tf1-semantics sections 1 and 2).
+
+Pure values and the bookkeeping TensorFlow keeps per graph: the scope-count table that hands out
+default names, the current variable scope and the current name scope.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from scopelint.trace import UNKNOWN_PART
+
+
+class Reuse(enum.Enum):
+    FALSE = "False"
+    TRUE = "True"
+    AUTO = "AUTO_REUSE"
+    UNKNOWN = "?"
+
+    @property
+    def allows_reuse(self) -> bool | None:
+        """Whether an existing variable is returned (None: unknown)."""
+        if self is Reuse.UNKNOWN:
+            return None
+        return self is not Reuse.FALSE
+
+    @property
+    def allows_creation(self) -> bool | None:
+        if self is Reuse.UNKNOWN:
+            return None
+        return self is not Reuse.TRUE
+
+
+def effective_reuse(parent: Reuse, requested: Reuse) -> Reuse:
+    """Table 2.2: the requested value if truthy, otherwise the parent's."""
+    if requested in (Reuse.TRUE, Reuse.AUTO):
+        return requested
+    if requested is Reuse.FALSE:
+        return parent
+    # Requested value unknown: it may be False (parent), True or AUTO.
+    return Reuse.UNKNOWN
+
+
+# A placeholder for settings (partitioner, initializer, ...) whose value the analysis cannot know.
+UNKNOWN_SETTING: Any = type("UnknownSetting", (), {"__repr__": lambda self: "<unknown>"})()
+
+
+@dataclass(eq=False)
+class VarScope:
+    """A `VariableScope` object.  Identity matters: re-entering the same object differs from a string."""
+
+    name: str
+    reuse: Reuse
+    original_name_scope: str  # with a trailing "/" or ""
+    partitioner: Any = None  # a Partitioner, None, or UNKNOWN_SETTING
+    dtype: str | None = None  # default dtype for get_variable ("float32" when None)
+    custom_getter: bool = False  # a custom getter may rename or refuse: names below are uncertain
+    is_root: bool = False
+
+    @property
+    def certain(self) -> bool:
+        return UNKNOWN_PART not in self.name and not self.custom_getter
+
+
+@dataclass
+class ScopeCounts:
+    """`_VariableScopeStore.variable_scopes_count`: how often each full var-scope name was opened."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    uncertain: set[str] = field(default_factory=set)
+    wildcard: bool = False
+
+    def open(self, full_name: str, speculative: bool) -> None:
+        if UNKNOWN_PART in full_name:
+            self.wildcard = True
+            return
+        self.counts[full_name] = self.counts.get(full_name, 0) + 1
+        if speculative:
+            self.uncertain.add(full_name)
+
+    def close_subscopes(self, full_name: str) -> None:
+        """A string scope's exit resets the counts of everything below it (rule 1.6)."""
+        prefix = full_name + "/"
+        for key in self.counts:
+            if key.startswith(prefix):
+                self.counts[key] = 0
+
+    def unique_default(self, parent: str, prefix: str) -> tuple[str, bool]:
+        """`_get_unique_variable_scope`: the first of prefix, prefix_1, ... unused under parent."""
+        base = f"{parent}/{prefix}" if parent else prefix
+        certain = not self.wildcard and UNKNOWN_PART not in base
+
+        def taken(name: str) -> bool:
+            nonlocal certain
+            if name in self.uncertain:
+                certain = False
+            return self.counts.get(name, 0) > 0
+
+        if not taken(base):
+            return prefix, certain
+        index = 1
+        while taken(f"{base}_{index}"):
+            index += 1
+        return f"{prefix}_{index}", certain
+
+    def snapshot(self) -> dict[str, int]:
+        return dict(self.counts)
+
+    def restore(self, saved: dict[str, int]) -> None:
+        self.counts = dict(saved)
