@@ -1,0 +1,49 @@
+"""Output formats: each is a function of the run's results.
+
+A formatter returns either a `rich.text.Text` (human formats: styled on a terminal, plain when piped)
+or a `str` (machine formats, written verbatim).  New formats (sarif, github, junit) are added to
+FORMATTERS.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.text import Text
+
+from scopelint.engine import RunResult
+from scopelint.output.concise import format_concise
+from scopelint.output.full import format_full
+from scopelint.output.json_format import format_json
+from scopelint.output.options import FormatOptions
+from scopelint.output.statistics import format_statistics_json, format_statistics_text
+
+Formatter = Callable[[RunResult, FormatOptions], "Text | str"]
+
+FORMATTERS: dict[str, Formatter] = {
+    "full": format_full,
+    "concise": format_concise,
+    "json": format_json,
+}
+
+# Formats that a summary line ("Found 3 errors.") follows, as in ruff.
+SUMMARY_FORMATS = frozenset({"full", "concise"})
+
+# --statistics in each format; human formats share the table.
+STATISTICS_FORMATTERS: dict[str, Callable[[RunResult], "Text | str"]] = {
+    "full": format_statistics_text,
+    "concise": format_statistics_text,
+    "json": format_statistics_json,
+}
+
+
+def summary_line(finding_count: int, unchecked_files: int = 0) -> str:
+    """ruff's closing line; it never claims success for a run in which some files went unchecked."""
+    if unchecked_files:
+        files = f"{unchecked_files} file{'s' if unchecked_files != 1 else ''}"
+        return f"Found {finding_count} error{'s' if finding_count != 1 else ''}; {files} could not be checked."
+    if finding_count == 0:
+        return "All checks passed!"
+    return f"Found {finding_count} error{'s' if finding_count != 1 else ''}."
+
+
+__all__ = ["FORMATTERS", "STATISTICS_FORMATTERS", "SUMMARY_FORMATS", "FormatOptions", "Formatter", "summary_line"]

@@ -1,0 +1,4 @@
+"""`python -m scopelint`."""
+from scopelint.cli import main
+
+raise SystemExit(main())

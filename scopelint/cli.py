@@ -1,0 +1,297 @@
+"""Command line: argument parsing and dispatch only.
+
+Each subcommand is one `add_<name>_command(subparsers)` function that declares its arguments and
+sets `handler` to a `command_<name>(args) -> int` function; SUBCOMMANDS lists the registrars, so a
+new subcommand (layout, verify, migrate) is one function pair and one list entry.
+Exit codes, as in ruff: 0 clean, 1 findings, 2 usage or internal error.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+from rich.syntax import Syntax
+from rich.text import Text
+
+from scopelint import engine
+from scopelint.config import Config, ConfigError, discover_config, load_config
+from scopelint.diagnostics import RuleInfo
+from scopelint.output import FORMATTERS, STATISTICS_FORMATTERS, SUMMARY_FORMATS, FormatOptions, summary_line
+from scopelint.output.terminal import emit, make_console, use_styles
+from scopelint.selection import SelectionLayer, SelectorError, resolve_codes, resolve_enabled, split_selectors
+
+PROGRAM = "scopelint"
+VERSION = "0.1.0"
+
+EXIT_CLEAN = 0
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+
+
+class UsageError(Exception):
+    """A problem with the command line or the configuration: exit code 2."""
+
+
+def _error(message: str) -> None:
+    print(f"{PROGRAM}: error: {message}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------------------------------
+# check
+
+
+def add_check_command(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("check", help="check files for variable-scope problems", parents=[_color_options()])
+    parser.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories to check ('-' reads stdin; default: .)")
+    rules_group = parser.add_argument_group("rule selection (codes, code prefixes such as TFS1, rule names, or ALL; comma-separated or repeated)")
+    rules_group.add_argument("--select", action="append", metavar="RULES", help="enable exactly these rules (replaces the configured selection)")
+    rules_group.add_argument("--extend-select", action="append", default=[], metavar="RULES", help="enable these rules in addition")
+    rules_group.add_argument("--ignore", action="append", default=[], metavar="RULES", help="disable these rules")
+    rules_group.add_argument("--show-unused-noqa", action="store_true", help="report noqa directives that suppress nothing (TFS900)")
+    files_group = parser.add_argument_group("file selection")
+    files_group.add_argument("--exclude", action="append", metavar="GLOBS", help="exclude these globs when walking directories (replaces the defaults)")
+    files_group.add_argument("--extend-exclude", action="append", default=[], metavar="GLOBS", help="exclude these globs in addition")
+    files_group.add_argument("--stdin-filename", metavar="PATH", help="the name to report for source read from stdin")
+    files_group.add_argument("--config", metavar="FILE", help="read [tool.scopelint] from this pyproject.toml")
+    files_group.add_argument("--isolated", action="store_true", help="ignore any configuration file")
+    output_group = parser.add_argument_group("output")
+    output_group.add_argument("--output-format", choices=sorted(FORMATTERS), default="full", help="how findings are printed (default: full)")
+    output_group.add_argument("--show-source", action=argparse.BooleanOptionalAction, default=True, help="show the source line under each finding (full format)")
+    output_group.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
+    output_group.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings (usage and internal errors still exit 2)")
+    output_group.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    output_group.add_argument("-v", "--verbose", action="store_true", help="show tracebacks of internal errors")
+    parser.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N", help="worker processes (default: one per core; 1 runs in-process)")
+    parser.set_defaults(handler=command_check)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def _load_config(args: argparse.Namespace) -> Config:
+    if args.isolated:
+        return Config(root=Path.cwd().resolve())
+    if args.config:
+        return load_config(Path(args.config))
+    first = args.paths[0] if args.paths else "."
+    if first == engine.STDIN_PATH:
+        first = args.stdin_filename or "."
+    return discover_config(Path(first))
+
+
+def build_settings(args: argparse.Namespace, config: Config) -> engine.CheckSettings:
+    """Config first, command line on top (ruff's layering)."""
+    rules = engine.known_rules()
+    cli_extend = split_selectors(args.extend_select) + (["TFS900"] if args.show_unused_noqa else [])
+    layers = [
+        SelectionLayer(select=config.select, extend_select=config.extend_select, ignore=config.ignore),
+        SelectionLayer(
+            select=tuple(split_selectors(args.select)) if args.select is not None else None,
+            extend_select=tuple(cli_extend),
+            ignore=tuple(split_selectors(args.ignore)),
+        ),
+    ]
+    enabled = resolve_enabled(layers, rules)
+    per_file_ignores = tuple(
+        (pattern, resolve_codes(codes, rules)) for pattern, codes in config.per_file_ignores.items()
+    )
+    if args.exclude is not None:
+        exclude = tuple(split_selectors(args.exclude))
+    elif config.exclude is not None:
+        exclude = config.exclude
+    else:
+        exclude = engine.DEFAULT_EXCLUDE
+    exclude += config.extend_exclude + tuple(split_selectors(args.extend_exclude))
+    return engine.CheckSettings(enabled=enabled, root=str(config.root), exclude=exclude, per_file_ignores=per_file_ignores)
+
+
+def _describe_internal_error(error: engine.InternalError) -> str:
+    if error.rule is None:
+        where = "the analyzer"
+    else:
+        info = engine.rule_info(error.rule)
+        where = f"rule {error.rule}" + (f" ({info.name})" if info else "")
+    return f"{PROGRAM}: internal error in {where} on {error.path}: {error.message}"
+
+
+def command_check(args: argparse.Namespace) -> int:
+    try:
+        config = _load_config(args)
+        settings = build_settings(args, config)
+    except (ConfigError, SelectorError) as problem:
+        _error(str(problem))
+        return EXIT_ERROR
+    if args.stdin_filename and engine.STDIN_PATH not in args.paths and args.paths == ["."]:
+        args.paths = [engine.STDIN_PATH]  # ruff: --stdin-filename alone means "read stdin"
+    stdin_data = sys.stdin.buffer.read() if engine.STDIN_PATH in args.paths else None
+    result = engine.run(args.paths, settings, jobs=args.jobs, stdin_data=stdin_data, stdin_filename=args.stdin_filename)
+
+    for unreadable in result.read_errors:
+        print(f"{PROGRAM}: {unreadable.path}: {unreadable.error}", file=sys.stderr)
+    for error in result.internal_errors:
+        print(_describe_internal_error(error), file=sys.stderr)
+        if args.verbose:
+            print(error.details, file=sys.stderr, end="")
+    if result.internal_errors and not args.verbose:
+        print(f"{PROGRAM}: this is a bug in scopelint; rerun with --verbose for the traceback", file=sys.stderr)
+
+    findings = result.diagnostics
+    if args.statistics:
+        emit(STATISTICS_FORMATTERS[args.output_format](result), sys.stdout, args.no_color)
+    else:
+        options = FormatOptions(show_source=args.show_source)
+        emit(FORMATTERS[args.output_format](result, options), sys.stdout, args.no_color)
+        if args.output_format in SUMMARY_FORMATS and not args.quiet:
+            if findings and args.output_format == "full" and args.show_source:
+                print()
+            print(summary_line(len(findings), result.files_unchecked))
+
+    if result.read_errors or result.internal_errors:
+        return EXIT_ERROR
+    if findings and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+# ---------------------------------------------------------------------------------------------------
+# rules, rule
+
+
+def add_rules_command(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("rules", help="list every rule", parents=[_color_options()])
+    parser.add_argument("--output-format", choices=["text", "json"], default="text")
+    parser.set_defaults(handler=command_rules)
+
+
+def _rule_summary_json(info: RuleInfo) -> dict[str, str]:
+    return {"code": info.code, "name": info.name, "severity": info.severity, "summary": info.summary, "url": info.url}
+
+
+def command_rules(args: argparse.Namespace) -> int:
+    rules = engine.known_rules()
+    if args.output_format == "json":
+        sys.stdout.write(json.dumps([_rule_summary_json(info) for info in rules], indent=2) + "\n")
+        return EXIT_CLEAN
+    name_width = max((len(info.name) for info in rules), default=0)
+    lines = [
+        Text.assemble(
+            (info.code, "bold"), "  ", (f"{info.name:<{name_width}}", "cyan"), "  ", f"{info.severity:<7}", "  ", info.summary
+        )
+        for info in rules
+    ]
+    emit(Text("\n").join(lines), sys.stdout, args.no_color)
+    return EXIT_CLEAN
+
+
+def add_rule_command(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("rule", help="explain one rule", parents=[_color_options()])
+    parser.add_argument("rule", metavar="CODE|NAME", help="a rule code (TFS101) or name (variable-already-exists)")
+    parser.add_argument("--output-format", choices=["text", "json"], default="text")
+    parser.set_defaults(handler=command_rule)
+
+
+def command_rule(args: argparse.Namespace) -> int:
+    info = next(
+        (known for known in engine.known_rules() if known.code == args.rule.upper() or known.name == args.rule.lower()),
+        None,
+    )
+    if info is None:
+        _error(f"unknown rule {args.rule!r} (see `{PROGRAM} rules`)")
+        return EXIT_ERROR
+    if args.output_format == "json":
+        sys.stdout.write(json.dumps({**asdict(info), "url": info.url}, indent=2) + "\n")
+        return EXIT_CLEAN
+    console = make_console(sys.stdout, args.no_color)
+    styled = use_styles(console, args.no_color)
+    heading = Text.assemble((f"{info.code} {info.name}", "bold"), f" ({info.severity})")
+    sections: list[tuple[str, str]] = [("", info.summary), ("Why", info.rationale)]
+    if not styled:
+        parts = [heading.plain, ""]
+        for title, body in sections:
+            parts += ([f"{title}:"] if title else []) + [body, ""]
+        for title, example in (("Bad", info.bad), ("Good", info.good)):
+            parts += [f"{title}:", "", *("    " + line if line else "" for line in example.rstrip("\n").splitlines()), ""]
+        parts.append(f"Documentation: {info.url}")
+        sys.stdout.write("\n".join(parts) + "\n")
+        return EXIT_CLEAN
+    console.print(heading)
+    for title, body in sections:
+        console.print()
+        if title:
+            console.print(Text(f"{title}:", style="bold"))
+        console.print(body)
+    for title, example in (("Bad", info.bad), ("Good", info.good)):
+        console.print()
+        console.print(Text(f"{title}:", style="bold red" if title == "Bad" else "bold green"))
+        console.print(Syntax(example.rstrip("\n"), "python", theme="ansi_dark", background_color="default", padding=(0, 4)))
+    console.print()
+    console.print(f"Documentation: {info.url}")
+    return EXIT_CLEAN
+
+
+# ---------------------------------------------------------------------------------------------------
+# parser and entry point
+
+
+def _color_options() -> argparse.ArgumentParser:
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument("--no-color", action="store_true", default=bool(os.environ.get("NO_COLOR")), help="never use colours (default: colours on a terminal)")
+    return parent
+
+
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
+    add_check_command,
+    add_rules_command,
+    add_rule_command,
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROGRAM,
+        description="A linter for TensorFlow 1.x variable scopes, reuse and device placement.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROGRAM} {VERSION}")
+    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
+    for register in SUBCOMMANDS:
+        register(subparsers)
+    parser.set_defaults(handler=None)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_request:  # argparse: --help, --version (0) or a usage error (2)
+        return exit_request.code if isinstance(exit_request.code, int) else EXIT_ERROR
+    if args.handler is None:
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    try:
+        return args.handler(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, without a traceback at interpreter exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_ERROR
+    except Exception as error:  # a bug in scopelint outside any one file
+        import traceback
+
+        print(f"{PROGRAM}: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+        traceback.print_exc(file=sys.stderr)
+        return EXIT_ERROR

@@ -1,0 +1,103 @@
+"""`[tool.scopelint]` in the nearest pyproject.toml.
+
+As in ruff, the nearest pyproject.toml that has a `[tool.scopelint]` table wins (searched from the
+first checked path, or the working directory, upward); patterns in it are relative to its directory.
+Command-line flags are applied on top of it by the CLI.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CONFIG_FILE_NAME = "pyproject.toml"
+
+_LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
+KNOWN_KEYS = frozenset({*_LIST_KEYS, "per-file-ignores"})
+
+
+class ConfigError(Exception):
+    """An unreadable or invalid configuration file."""
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path  # the directory relative patterns are resolved against
+    path: Path | None = None  # the pyproject.toml it came from; None when there is none
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] | None = None  # replaces the default excludes when set
+    extend_exclude: tuple[str, ...] = ()
+    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def _has_scopelint_table(pyproject: Path) -> bool:
+    return "scopelint" in _read_toml(pyproject).get("tool", {})
+
+
+def _read_toml(pyproject: Path) -> dict[str, Any]:
+    try:
+        with pyproject.open("rb") as handle:
+            return tomllib.load(handle)
+    except OSError as error:
+        raise ConfigError(f"{pyproject}: {error.strerror or error}") from error
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{pyproject}: invalid TOML: {error}") from error
+
+
+def find_config_file(start: Path) -> Path | None:
+    """The nearest pyproject.toml with a `[tool.scopelint]` table, from `start` upward."""
+    directory = start.resolve()
+    if not directory.is_dir():
+        directory = directory.parent
+    for candidate_dir in (directory, *directory.parents):
+        candidate = candidate_dir / CONFIG_FILE_NAME
+        if candidate.is_file() and _has_scopelint_table(candidate):
+            return candidate
+    return None
+
+
+def _string_list(value: Any, key: str, pyproject: Path) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{pyproject}: [tool.scopelint] {key} must be a list of strings")
+    return tuple(value)
+
+
+def load_config(pyproject: Path) -> Config:
+    """Read `[tool.scopelint]` from one pyproject.toml (an empty Config when the table is absent)."""
+    table = _read_toml(pyproject).get("tool", {}).get("scopelint", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{pyproject}: [tool.scopelint] must be a table")
+    unknown = sorted(set(table) - KNOWN_KEYS)
+    if unknown:
+        raise ConfigError(
+            f"{pyproject}: unknown key(s) in [tool.scopelint]: {', '.join(unknown)} "
+            f"(known: {', '.join(sorted(KNOWN_KEYS))})"
+        )
+    lists = {key: _string_list(table[key], key, pyproject) for key in _LIST_KEYS if key in table}
+    per_file_ignores: dict[str, tuple[str, ...]] = {}
+    raw_ignores = table.get("per-file-ignores", {})
+    if not isinstance(raw_ignores, dict):
+        raise ConfigError(f"{pyproject}: [tool.scopelint] per-file-ignores must be a table of glob = [codes]")
+    for pattern, codes in raw_ignores.items():
+        per_file_ignores[pattern] = _string_list(codes, f"per-file-ignores {pattern!r}", pyproject)
+    return Config(
+        root=pyproject.resolve().parent,
+        path=pyproject,
+        select=lists.get("select"),
+        extend_select=lists.get("extend-select", ()),
+        ignore=lists.get("ignore", ()),
+        exclude=lists.get("exclude"),
+        extend_exclude=lists.get("extend-exclude", ()),
+        per_file_ignores=per_file_ignores,
+    )
+
+
+def discover_config(start: Path) -> Config:
+    """The configuration that applies to a run started at `start` (a path being checked, or cwd)."""
+    pyproject = find_config_file(start)
+    if pyproject is None:
+        return Config(root=Path.cwd().resolve())
+    return load_config(pyproject)

@@ -1,0 +1,388 @@
+"""Files in, results out: discovery, pre-filter, decoding, analysis, rules, suppressions.
+
+The engine never prints; the CLI turns a RunResult into output and an exit code.
+
+Pre-filter: a file whose bytes never contain `tensorflow` is not parsed nor analysed (it cannot import
+TensorFlow, so it cannot build variables with it) and counts as checked with no findings.  A module
+that only receives TensorFlow objects from another module (`from mymodel import layers`) is still
+analysed as soon as it mentions `tensorflow` anywhere, even in a comment; one that never does is
+skipped, and this is the price of not parsing every Python file in a tree.
+"""
+from __future__ import annotations
+
+import fnmatch
+import io
+import os
+import tokenize
+import traceback
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from functools import lru_cache, partial
+from pathlib import Path
+
+from scopelint import analysis
+from scopelint.diagnostics import Diagnostic, RuleInfo
+from scopelint.noqa import apply_noqa, parse_noqa, unused_directives
+from scopelint.trace import Site
+
+PREFILTER_MARKER = b"tensorflow"
+PARSE_ERROR_CODE = "TFS000"
+UNUSED_NOQA_CODE = "TFS900"
+STDIN_PATH = "-"
+
+# Directory and file names never descended into unless given explicitly (ruff's list, roughly).
+# `.*` covers hidden directories (.git, .venv, .tox, ...).  A directory holding `pyvenv.cfg` is a
+# virtual environment and is skipped whatever its name.
+DEFAULT_EXCLUDE: tuple[str, ...] = (
+    ".*",
+    "__pycache__",
+    "__pypackages__",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
+)
+
+# Used when rules/tfs000_parse_error.py is absent, so that parse errors are still reported.
+_PARSE_ERROR_FALLBACK = RuleInfo(
+    code=PARSE_ERROR_CODE,
+    name="parse-error",
+    severity="error",
+    summary="A file scopelint cannot parse",
+    rationale="",
+    bad="",
+    good="",
+)
+
+
+@lru_cache(maxsize=1)
+def _rule_modules() -> tuple:
+    from scopelint.rules import all_rules
+
+    return tuple(all_rules())
+
+
+def known_rules() -> list[RuleInfo]:
+    """Every rule's RuleInfo, including TFS000 even when its module is missing; sorted by code."""
+    infos = {module.RULE.code: module.RULE for module in _rule_modules()}
+    infos.setdefault(PARSE_ERROR_CODE, _PARSE_ERROR_FALLBACK)
+    return [infos[code] for code in sorted(infos)]
+
+
+def rule_info(code: str) -> RuleInfo | None:
+    return next((info for info in known_rules() if info.code == code), None)
+
+
+def resolve_code(written: str) -> str | None:
+    """A code or rule name as written in a comment, mapped to a known code (None when unknown)."""
+    for info in known_rules():
+        if info.code == written.upper() or info.name == written.lower():
+            return info.code
+    return None
+
+
+@dataclass(frozen=True)
+class CheckSettings:
+    """What the engine needs to know, resolved from config and flags (picklable for the workers)."""
+
+    enabled: frozenset[str]  # rule codes that report
+    root: str = "."  # directory that exclude and per-file-ignores patterns are relative to
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()  # (glob, codes)
+
+    def enabled_for(self, path: str) -> frozenset[str]:
+        ignored: set[str] = set()
+        for pattern, codes in self.per_file_ignores:
+            if path_matches(path, pattern, self.root):
+                ignored |= codes
+        return self.enabled - ignored
+
+
+def path_matches(path: str, pattern: str, root: str) -> bool:
+    """Glob match, as ruff does: a pattern without `/` against the base name; one with `/` against
+    the path relative to `root` (when the path is under it) and the absolute path."""
+    pattern = pattern.rstrip("/")
+    absolute = os.path.abspath(path)
+    if "/" not in pattern:
+        return fnmatch.fnmatchcase(os.path.basename(absolute), pattern)
+    candidates = [absolute.replace(os.sep, "/")]
+    relative = os.path.relpath(absolute, os.path.abspath(root))
+    if relative != ".." and not relative.startswith(".." + os.sep):
+        candidates.append(relative.replace(os.sep, "/"))
+    # `dir/*` also covers files deeper down, since fnmatch's `*` crosses `/`.
+    return any(
+        fnmatch.fnmatchcase(candidate, pattern) or fnmatch.fnmatchcase(candidate, pattern + "/*")
+        for candidate in candidates
+    )
+
+
+@dataclass(frozen=True)
+class InternalError:
+    """scopelint itself failed on a file: a bug to report, not a finding."""
+
+    path: str
+    rule: str | None  # the failing rule's code; None when the analyzer failed
+    message: str  # "ValueError: ..."
+    details: str  # the traceback
+
+
+@dataclass
+class FileResult:
+    path: str  # as displayed
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    error: str | None = None  # why the file could not be read (strerror), or None
+    internal_errors: list[InternalError] = field(default_factory=list)
+    skipped: bool = False  # pre-filtered: never mentions tensorflow
+    source_lines: tuple[str, ...] = ()  # kept only when there are diagnostics, for the output
+
+
+@dataclass
+class RunResult:
+    files: list[FileResult]
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """Every finding, sorted by path, line, column and code."""
+        found = [diagnostic for result in self.files for diagnostic in result.diagnostics]
+        return sorted(found, key=diagnostic_sort_key)
+
+    @property
+    def internal_errors(self) -> list[InternalError]:
+        return [error for result in self.files for error in result.internal_errors]
+
+    @property
+    def read_errors(self) -> list[FileResult]:
+        return [result for result in self.files if result.error is not None]
+
+    @property
+    def files_checked(self) -> int:
+        return sum(1 for result in self.files if result.error is None)
+
+    @property
+    def files_unchecked(self) -> int:
+        """Files that could not be read, or that the analyzer or a rule failed on."""
+        return sum(1 for result in self.files if result.error is not None or result.internal_errors)
+
+    def source_lines(self, path: str) -> tuple[str, ...]:
+        return next((result.source_lines for result in self.files if result.path == path), ())
+
+
+def diagnostic_sort_key(diagnostic: Diagnostic) -> tuple[str, int, int, str]:
+    return (diagnostic.site.path, diagnostic.site.line, diagnostic.site.column, diagnostic.code)
+
+
+# ---------------------------------------------------------------------------------------------------
+# discovery
+
+
+@dataclass(frozen=True)
+class FileTask:
+    path: str  # to open
+    display_path: str  # to report
+    missing: bool = False  # an explicit path that does not exist
+
+
+def _is_excluded(path: str, settings: CheckSettings) -> bool:
+    return any(path_matches(path, pattern, settings.root) for pattern in settings.exclude)
+
+
+def discover(paths: Sequence[str], settings: CheckSettings) -> list[FileTask]:
+    """The files to check, in a deterministic order, without duplicates; stdin is `-`."""
+    tasks: list[FileTask] = []
+    seen: set[str] = set()
+
+    def add(path: str, missing: bool = False) -> None:
+        key = path if path == STDIN_PATH else os.path.realpath(path)
+        if key not in seen:
+            seen.add(key)
+            tasks.append(FileTask(path=path, display_path=os.path.normpath(path) if path != STDIN_PATH else path, missing=missing))
+
+    for given in paths:
+        if given == STDIN_PATH:
+            add(STDIN_PATH)
+        elif os.path.isdir(given):
+            for file_path in _walk(given, settings):
+                add(file_path)
+        elif os.path.exists(given):
+            add(given)  # explicit files are checked even when an exclude pattern matches them
+        else:
+            add(given, missing=True)
+    return tasks
+
+
+def _walk(directory: str, settings: CheckSettings) -> Iterable[str]:
+    for current, dirnames, filenames in os.walk(directory):
+        kept = []
+        for name in sorted(dirnames):
+            child = os.path.join(current, name)
+            if _is_excluded(child, settings) or os.path.exists(os.path.join(child, "pyvenv.cfg")):
+                continue
+            kept.append(name)
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            child = os.path.join(current, name)
+            if name.endswith(".py") and not _is_excluded(child, settings):
+                yield child
+
+
+# ---------------------------------------------------------------------------------------------------
+# checking one file
+
+
+def _parse_error(path: str, message: str, line: int, column: int) -> Diagnostic:
+    info = rule_info(PARSE_ERROR_CODE) or _PARSE_ERROR_FALLBACK
+    line, column = max(line, 1), max(column, 1)
+    return Diagnostic(
+        code=info.code,
+        name=info.name,
+        severity=info.severity,
+        message=message,
+        site=Site(path, line, column, line, column + 1),
+    )
+
+
+def _position_of_byte(data: bytes, offset: int) -> tuple[int, int]:
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    return data.count(b"\n", 0, offset) + 1, offset - line_start + 1
+
+
+def decode_source(data: bytes, path: str) -> tuple[str | None, Diagnostic | None]:
+    """Decode as Python does (BOM, PEP 263 cookie, else UTF-8); a TFS000 finding when it cannot."""
+    nul = data.find(b"\0")
+    if nul >= 0:
+        line, column = _position_of_byte(data, nul)
+        return None, _parse_error(path, "source code cannot contain null bytes", line, column)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        return None, _parse_error(path, f"cannot determine the file's encoding: {error}", 1, 1)
+    try:
+        return data.decode(encoding), None
+    except UnicodeDecodeError as error:
+        line, column = _position_of_byte(data, error.start)
+        reason = f"file is not valid {encoding}: byte 0x{data[error.start]:02x} cannot be decoded ({error.reason})"
+        return None, _parse_error(path, reason, line, column)
+    except LookupError as error:
+        return None, _parse_error(path, f"unknown encoding: {error}", 1, 1)
+
+
+def _internal_error(path: str, rule: str | None, error: BaseException) -> InternalError:
+    return InternalError(
+        path=path,
+        rule=rule,
+        message=f"{type(error).__name__}: {error}",
+        details="".join(traceback.format_exception(error)),
+    )
+
+
+def check_source(data: bytes, path: str, settings: CheckSettings) -> FileResult:
+    """Check one file's bytes; `path` is used in findings and for per-file-ignores."""
+    result = FileResult(path=path)
+    if PREFILTER_MARKER not in data:
+        result.skipped = True
+        return result
+    enabled = settings.enabled_for(path)
+    source, decode_failure = decode_source(data, path)
+    found: list[Diagnostic] = []
+    if decode_failure is not None:
+        found.append(decode_failure)
+    else:
+        assert source is not None
+        found.extend(_analyze_and_run_rules(source, path, enabled, result))
+    found = [diagnostic for diagnostic in found if diagnostic.code in enabled]
+    if source is not None:
+        directives = parse_noqa(source)
+        found = apply_noqa(found, directives, resolve_code)
+        if UNUSED_NOQA_CODE in enabled:
+            found.extend(_unused_noqa_findings(directives, path, enabled))
+        if found:
+            result.source_lines = tuple(source.splitlines())
+    result.diagnostics = sorted(found, key=diagnostic_sort_key)
+    return result
+
+
+def _analyze_and_run_rules(source: str, path: str, enabled: frozenset[str], result: FileResult) -> list[Diagnostic]:
+    try:
+        trace = analysis.analyze_source(source, path)
+    except analysis.ParseFailure as failure:
+        return [_parse_error(path, failure.message, failure.line, failure.column)]
+    except Exception as error:  # a bug in the analyzer: report it, go on with other files
+        result.internal_errors.append(_internal_error(path, None, error))
+        return []
+    found: list[Diagnostic] = []
+    for module in _rule_modules():
+        if module.RULE.code not in enabled:
+            continue
+        try:
+            found.extend(module.check(trace))
+        except Exception as error:  # a bug in the rule: report it, run the other rules
+            result.internal_errors.append(_internal_error(path, module.RULE.code, error))
+    return found
+
+
+def _unused_noqa_findings(directives, path: str, enabled: frozenset[str]) -> list[Diagnostic]:
+    info = rule_info(UNUSED_NOQA_CODE)
+    assert info is not None, "rules/tfs900_unused_noqa.py is part of scopelint"
+    return [
+        Diagnostic(
+            code=info.code,
+            name=info.name,
+            severity=info.severity,
+            message=report.message(),
+            site=Site(path, report.directive.line, report.directive.column, report.directive.line, report.directive.end_column),
+        )
+        for report in unused_directives(directives, resolve_code, lambda code: code in enabled)
+    ]
+
+
+def check_task(task: FileTask, settings: CheckSettings, stdin_data: bytes | None = None) -> FileResult:
+    """Read and check one file; a file that cannot be read gets `error` and no findings."""
+    if task.missing:
+        return FileResult(path=task.display_path, error="No such file or directory")
+    if task.path == STDIN_PATH:
+        data = stdin_data if stdin_data is not None else b""
+    else:
+        try:
+            data = Path(task.path).read_bytes()
+        except OSError as error:
+            return FileResult(path=task.display_path, error=error.strerror or str(error))
+    return check_source(data, task.display_path, settings)
+
+
+# ---------------------------------------------------------------------------------------------------
+# a run
+
+
+def run(
+    paths: Sequence[str],
+    settings: CheckSettings,
+    jobs: int | None = None,
+    stdin_data: bytes | None = None,
+    stdin_filename: str | None = None,
+) -> RunResult:
+    """Check `paths` (files, directories, `-` for stdin); results are in discovery order.
+
+    `jobs` worker processes (None: one per core); with one job, or one file, everything runs in this
+    process.  Stdin is always checked here, since its bytes were read by this process.
+    """
+    tasks = discover(paths, settings)
+    if stdin_filename is not None:
+        tasks = [
+            FileTask(STDIN_PATH, stdin_filename) if task.path == STDIN_PATH else task for task in tasks
+        ]
+    workers = jobs if jobs is not None and jobs > 0 else (os.cpu_count() or 1)
+    file_tasks = [task for task in tasks if task.path != STDIN_PATH and not task.missing]
+    results: dict[int, FileResult] = {}
+    if workers > 1 and len(file_tasks) > 1:
+        # Warm the rule registry before forking so that workers inherit it.
+        _rule_modules()
+        with ProcessPoolExecutor(max_workers=min(workers, len(file_tasks))) as executor:
+            chunk = max(1, len(file_tasks) // (workers * 4))
+            for task, result in zip(file_tasks, executor.map(partial(check_task, settings=settings), file_tasks, chunksize=chunk)):
+                results[id(task)] = result
+    for task in tasks:
+        if id(task) not in results:
+            results[id(task)] = check_task(task, settings, stdin_data)
+    return RunResult(files=[results[id(task)] for task in tasks])

@@ -1,0 +1,311 @@
+"""The command line, end to end.
+
+With the fake analyzer, `check` runs in-process through `cli.main([...])`; the subprocess tests
+(`python -m scopelint`) cover what does not depend on the analyzer.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from scopelint import cli
+from scopelint_fakes import TF_HEADER, fake_analyzer  # noqa: F401  (fixture)
+
+REPO = Path(__file__).resolve().parents[1]
+ALREADY = "w = 1  # event: already_exists related=2\n"
+IGNORES = "v = 2  # event: variable_ignores_reuse\n"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A directory with two files with findings and one clean file; cwd is set to it."""
+    (tmp_path / "model.py").write_text(TF_HEADER + ALREADY + IGNORES)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "layers.py").write_text(TF_HEADER + IGNORES)
+    (tmp_path / "clean.py").write_text(TF_HEADER)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    return tmp_path
+
+
+def check(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
+    code = cli.main(["check", "--jobs", "1", *argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+# --- check, in-process with the fake analyzer -------------------------------------------------------
+
+
+def test_findings_exit_1_in_full_format(project: Path, fake_analyzer, capsys) -> None:
+    code, out, err = check(capsys)
+    assert code == 1 and err == ""
+    assert out.splitlines()[0] == "model.py:2:1: TFS101 [variable-already-exists] already_exists here"
+    assert "2 | w = 1  # event: already_exists related=2" in out
+    assert "  = note: first created at line 2" in out
+    assert out.endswith("\n\nFound 3 errors.\n")
+
+
+def test_concise_format_and_order(project: Path, fake_analyzer, capsys) -> None:
+    code, out, _ = check(capsys, "--output-format", "concise")
+    assert code == 1
+    assert out == (
+        "model.py:2:1: TFS101 already_exists here\n"
+        "model.py:3:1: TFS201 variable_ignores_reuse here\n"
+        f"{os.path.join('pkg', 'layers.py')}:2:1: TFS201 variable_ignores_reuse here\n"
+        "Found 3 errors.\n"
+    )
+
+
+def test_clean_run_exits_0(project: Path, fake_analyzer, capsys) -> None:
+    assert check(capsys, "clean.py") == (0, "All checks passed!\n", "")
+    assert check(capsys, "--quiet", "clean.py") == (0, "", "")
+
+
+def test_json_format_has_nothing_else_on_stdout(project: Path, fake_analyzer, capsys) -> None:
+    code, out, _ = check(capsys, "--output-format", "json")
+    findings = json.loads(out)
+    assert code == 1
+    assert [(Path(f["filename"]).name, f["code"]) for f in findings] == [("model.py", "TFS101"), ("model.py", "TFS201"), ("layers.py", "TFS201")]
+    assert findings[0]["filename"] == str(project / "model.py")
+
+
+def test_exit_zero(project: Path, fake_analyzer, capsys) -> None:
+    code, out, _ = check(capsys, "--exit-zero", "--output-format", "concise")
+    assert code == 0 and out.endswith("Found 3 errors.\n")
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        (["--select", "TFS101"], {"TFS101"}),
+        (["--select", "TFS2"], {"TFS201"}),
+        (["--select", "variable-ignores-reuse"], {"TFS201"}),
+        (["--ignore", "TFS1"], {"TFS201"}),
+        (["--ignore", "variable-already-exists,TFS201"], set()),
+        (["--select", "TFS101", "--extend-select", "TFS201"], {"TFS101", "TFS201"}),
+        (["--select", "ALL", "--ignore", "TFS201", "--ignore", "TFS900"], {"TFS101"}),
+    ],
+)
+def test_rule_selection_flags(project: Path, fake_analyzer, capsys, flags: list[str], expected: set[str]) -> None:
+    code, out, _ = check(capsys, "--output-format", "json", "model.py", *flags)
+    assert {f["code"] for f in json.loads(out)} == expected
+    assert code == (1 if expected else 0)
+
+
+def test_config_applies_and_flags_override_it(project: Path, fake_analyzer, capsys) -> None:
+    (project / "pyproject.toml").write_text(
+        '[tool.scopelint]\nselect = ["TFS1", "TFS2"]\nignore = ["TFS201"]\n'
+        '[tool.scopelint.per-file-ignores]\n"pkg/*" = ["TFS101"]\n'
+    )
+    codes = lambda out: sorted((Path(f["filename"]).name, f["code"]) for f in json.loads(out))  # noqa: E731
+    assert codes(check(capsys, "--output-format", "json")[1]) == [("model.py", "TFS101")]
+    # A command-line --select replaces the configured selection and its ignores.
+    assert codes(check(capsys, "--output-format", "json", "--select", "TFS201")[1]) == [("layers.py", "TFS201"), ("model.py", "TFS201")]
+    # --isolated ignores the file.
+    assert len(codes(check(capsys, "--output-format", "json", "--isolated")[1])) == 3
+    # The configuration found from a nested path is the same file.
+    assert codes(check(capsys, "--output-format", "json", "pkg")[1]) == []
+
+
+def test_config_excludes(project: Path, fake_analyzer, capsys) -> None:
+    (project / "pyproject.toml").write_text('[tool.scopelint]\nextend-exclude = ["pkg"]\n')
+    _, out, _ = check(capsys, "--output-format", "concise")
+    assert "layers.py" not in out and "model.py" in out
+    # An explicit file is checked even though its directory is excluded.
+    _, out, _ = check(capsys, "--output-format", "concise", "pkg/layers.py")
+    assert "layers.py" in out
+    _, out, _ = check(capsys, "--output-format", "concise", "--extend-exclude", "model.py")
+    assert out == "All checks passed!\n"
+
+
+def test_usage_errors_exit_2(project: Path, fake_analyzer, capsys) -> None:
+    code, out, err = check(capsys, "--select", "TFS999")
+    assert (code, out) == (2, "") and "unknown rule code 'TFS999'" in err
+    (project / "pyproject.toml").write_text("[tool.scopelint]\nselct = []\n")
+    code, _, err = check(capsys)
+    assert code == 2 and "unknown key(s) in [tool.scopelint]: selct" in err
+    assert cli.main(["check", "--jobs", "0"]) == 2
+    assert cli.main(["check", "--output-format", "yaml"]) == 2
+
+
+def test_missing_path_exits_2_even_with_exit_zero(project: Path, fake_analyzer, capsys) -> None:
+    code, out, err = check(capsys, "--exit-zero", "--output-format", "concise", "nope.py", "model.py")
+    assert code == 2
+    assert err == "scopelint: nope.py: No such file or directory\n"
+    assert "model.py:2:1: TFS101" in out  # the run went on
+    assert out.endswith("Found 2 errors; 1 file could not be checked.\n")
+
+
+def test_internal_errors_name_file_and_rule_and_exit_2(project: Path, fake_analyzer, capsys) -> None:
+    (project / "boom.py").write_text(TF_HEADER + "x  # event: boom\n")
+    (project / "crash.py").write_text(TF_HEADER + "x  # analyzer-crash\n")
+    code, out, err = check(capsys, "--exit-zero", "--output-format", "concise")
+    assert code == 2
+    assert "scopelint: internal error in rule TFS102 (variable-does-not-exist) on boom.py: ValueError: TFS102 exploded" in err
+    assert "scopelint: internal error in the analyzer on crash.py: RuntimeError: the fake analyzer crashed" in err
+    assert "Traceback" not in err and "--verbose" in err
+    assert "model.py:2:1: TFS101" in out
+    assert out.endswith("Found 3 errors; 2 files could not be checked.\n")
+    _, _, verbose_err = check(capsys, "--verbose", "boom.py")
+    assert "Traceback (most recent call last)" in verbose_err
+
+
+def test_stdin_with_a_filename(project: Path, fake_analyzer, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = TF_HEADER + ALREADY
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(source.encode())))
+    code, out, _ = check(capsys, "--output-format", "concise", "-", "--stdin-filename", "pkg/from_stdin.py")
+    assert (code, out) == (1, "pkg/from_stdin.py:2:1: TFS101 already_exists here\nFound 1 error.\n")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(source.encode())))
+    assert check(capsys, "--output-format", "concise", "-")[1].startswith("-:2:1: TFS101")
+
+
+def test_statistics(project: Path, fake_analyzer, capsys) -> None:
+    code, out, _ = check(capsys, "--statistics")
+    assert (code, out) == (1, "2\tTFS201\tvariable-ignores-reuse\n1\tTFS101\tvariable-already-exists\n")
+    _, out, _ = check(capsys, "--statistics", "--output-format", "json")
+    assert [row["code"] for row in json.loads(out)] == ["TFS201", "TFS101"]
+
+
+def test_noqa_and_show_unused_noqa(project: Path, fake_analyzer, capsys) -> None:
+    (project / "model.py").write_text(TF_HEADER + ALREADY.rstrip("\n") + "  # noqa: TFS101\n" + "x = 1  # noqa: TFS201\n")
+    assert check(capsys, "--output-format", "concise", "model.py")[1] == "All checks passed!\n"
+    code, out, _ = check(capsys, "--output-format", "concise", "--show-unused-noqa", "model.py")
+    assert (code, out) == (1, "model.py:3:8: TFS900 Unused `noqa` directive (unused: TFS201)\nFound 1 error.\n")
+
+
+def test_no_show_source(project: Path, fake_analyzer, capsys) -> None:
+    _, out, _ = check(capsys, "--no-show-source", "model.py")
+    assert out == (
+        "model.py:2:1: TFS101 [variable-already-exists] already_exists here\n"
+        "  = note: first created at line 2\n"
+        "model.py:3:1: TFS201 [variable-ignores-reuse] variable_ignores_reuse here\n"
+        "Found 2 errors.\n"
+    )
+
+
+def test_parallel_jobs_give_the_same_output(project: Path, fake_analyzer, capsys) -> None:
+    for index in range(6):
+        (project / f"extra{index}.py").write_text(TF_HEADER + ALREADY * index)
+    serial = check(capsys, "--output-format", "json")
+    parallel = cli.main(["check", "--jobs", "3", "--output-format", "json"]), capsys.readouterr()
+    assert (parallel[0], parallel[1].out) == serial[:2]
+
+
+def test_colour_on_a_terminal_and_none_with_no_color(project: Path, fake_analyzer, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    _, out, _ = check(capsys, "model.py")
+    assert "\x1b[" in out
+    _, out, _ = check(capsys, "--no-color", "model.py")
+    assert "\x1b[" not in out
+
+
+# --- rules, rule ------------------------------------------------------------------------------------
+
+
+def test_rules_and_rule_in_process(capsys) -> None:
+    assert cli.main(["rules", "--output-format", "json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert {"TFS000", "TFS900"} <= {row["code"] for row in listed}
+    assert [row["code"] for row in listed] == sorted(row["code"] for row in listed)
+    assert cli.main(["rule", "unused-noqa", "--output-format", "json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["code"] == "TFS900" and "# noqa: TFS101" in info["bad"] and info["url"].endswith("-tfs900")
+
+
+def test_rule_with_syntax_highlighting_on_a_terminal(capsys, monkeypatch) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert cli.main(["rule", "TFS900"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b[" in out and "TFS900 unused-noqa" in out
+
+
+# --- subprocess: what does not depend on the analyzer ------------------------------------------------
+
+
+def run_module(*argv: str, cwd: Path = REPO, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {key: value for key, value in os.environ.items() if key not in ("FORCE_COLOR", "NO_COLOR")}
+    return subprocess.run([sys.executable, "-m", "scopelint", *argv], cwd=cwd, input=stdin, capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_module_help_version_and_no_command() -> None:
+    helped = run_module("--help")
+    assert helped.returncode == 0 and "check" in helped.stdout and "rules" in helped.stdout
+    assert run_module("--version").stdout == "scopelint 0.1.0\n"
+    bare = run_module()
+    assert bare.returncode == 2 and "usage:" in bare.stderr
+    check_help = run_module("check", "--help").stdout
+    for flag in ("--select", "--ignore", "--extend-select", "--exclude", "--extend-exclude", "--output-format",
+                 "--statistics", "--exit-zero", "--no-color", "--show-source", "--no-show-source", "--jobs",
+                 "--stdin-filename", "--show-unused-noqa"):
+        assert flag in check_help
+
+
+def test_module_usage_errors() -> None:
+    bad_format = run_module("check", "--output-format", "yaml")
+    assert bad_format.returncode == 2 and "invalid choice: 'yaml'" in bad_format.stderr
+    assert run_module("lint").returncode == 2
+    bad_rule = run_module("check", "--select", "no-such-rule", "tests")
+    assert bad_rule.returncode == 2 and "unknown rule selector 'no-such-rule'" in bad_rule.stderr
+
+
+def test_module_rules_listing_is_plain_when_piped() -> None:
+    listed = run_module("rules")
+    assert listed.returncode == 0 and "\x1b[" not in listed.stdout
+    rows = listed.stdout.splitlines()
+    assert rows[0].startswith("TFS000  parse-error")
+    assert any(row.startswith("TFS900  unused-noqa") and "warning" in row for row in rows)
+
+
+def test_module_rule_explains_by_code_and_by_name() -> None:
+    by_code = run_module("rule", "TFS900")
+    by_name = run_module("rule", "unused-noqa")
+    assert by_code.returncode == 0 and by_code.stdout == by_name.stdout
+    assert by_code.stdout.startswith("TFS900 unused-noqa (warning)\n")
+    for part in ("Why:", "Bad:", "Good:", "    with tf.variable_scope(\"layer\"):", "Documentation: "):
+        assert part in by_code.stdout
+    unknown = run_module("rule", "TFS999")
+    assert unknown.returncode == 2 and "unknown rule 'TFS999'" in unknown.stderr
+
+
+def test_module_missing_path(tmp_path: Path) -> None:
+    missing = run_module("check", "--isolated", "does-not-exist.py", cwd=tmp_path)
+    assert missing.returncode == 2
+    assert "scopelint: does-not-exist.py: No such file or directory" in missing.stderr
+    # Files that never mention tensorflow are skipped by the pre-filter: no analyzer involved.
+    (tmp_path / "plain.py").write_text("print('hello')\n")
+    clean = run_module("check", "--isolated", "plain.py", cwd=tmp_path)
+    assert (clean.returncode, clean.stdout) == (0, "All checks passed!\n")
+
+
+def test_normal_install_provides_scopelint_rules(tmp_path: Path) -> None:
+    """`pip install .` (not editable) puts rules/ at scopelint/rules and installs the console script."""
+    environment = tmp_path / "venv"
+    venv.EnvBuilder(system_site_packages=True, with_pip=True).create(environment)
+    python = environment / "bin" / "python"
+    build_copy = tmp_path / "src"
+    # Build from a copy so no build/ or egg-info is left in the repository.
+    shutil.copytree(REPO, build_copy, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "build", ".pytest_cache"))
+    installed = subprocess.run(
+        [str(python), "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index", "-q", str(build_copy)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert installed.returncode == 0, installed.stderr
+    probe = subprocess.run(
+        [str(python), "-c", "import scopelint, scopelint.rules as r; print(scopelint.__file__); print(r.__file__); print(r.rule_by_code_or_name('TFS900').RULE.name)"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    lines = probe.stdout.splitlines()
+    assert probe.returncode == 0, probe.stderr
+    assert str(environment) in lines[0] and lines[1].endswith(os.path.join("scopelint", "rules", "__init__.py"))
+    assert lines[2] == "unused-noqa"
+    script = subprocess.run([str(environment / "bin" / "scopelint"), "rules"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert script.returncode == 0 and "TFS900  unused-noqa" in script.stdout
