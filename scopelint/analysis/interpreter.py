@@ -1,0 +1,1234 @@
+"""The abstract interpreter: walks a module the way Python would run it, with TensorFlow modelled.
+
+Statements and expressions are interpreted over abstract values (values.py).  Calls into
+TensorFlow are dispatched to `tfapi.py`, which drives the pure model (`scopelint.model`).
+Anything the analysis cannot compute becomes UNKNOWN; code that may or may not run (an `if` on an
+unknown condition, a loop of unknown length) runs *speculatively*: what it creates is recorded as
+uncertain, and no rule reports a certain finding from it.
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from scopelint.analysis import ParseFailure
+from scopelint.analysis.values import (
+    UNKNOWN,
+    Builtin,
+    BoundMethod,
+    Env,
+    Instance,
+    PartialStr,
+    TFRef,
+    UserClass,
+    UserFunction,
+    is_known,
+)
+from scopelint.model.graph import GraphModel, ModelRaise, Where
+from scopelint.trace import Event, Related, Site, Trace
+
+MAX_CALL_DEPTH = 24
+MAX_LOOP_ITERATIONS = 256
+MAX_STEPS = 300_000  # statements and calls per module, so pathological files stay bounded
+
+# Decorators that do not change what a call does to the graph.
+TRANSPARENT_DECORATORS = frozenset(
+    {"staticmethod", "classmethod", "property", "abstractmethod", "wraps", "functools.wraps",
+     "abc.abstractmethod", "add_arg_scope", "tf.contrib.framework.add_arg_scope", "overload",
+     "contextmanager", "contextlib.contextmanager", "tf.function", "function"}
+)
+
+_BINOPS = {
+    cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
+    cst.Divide: operator.truediv, cst.FloorDivide: operator.floordiv, cst.Modulo: operator.mod,
+    cst.Power: operator.pow, cst.LeftShift: operator.lshift, cst.RightShift: operator.rshift,
+    cst.BitOr: operator.or_, cst.BitAnd: operator.and_, cst.BitXor: operator.xor,
+}
+_COMPARISONS = {
+    cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt,
+    cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt, cst.GreaterThanEqual: operator.ge,
+    cst.Is: operator.is_, cst.IsNot: operator.is_not, cst.In: lambda a, b: a in b,
+    cst.NotIn: lambda a, b: a not in b,
+}
+_PRIMITIVES = (str, int, float, bool, type(None), tuple, list, dict, range)
+
+
+class _Return(Exception):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+class _UserRaise(Exception):
+    """The program raises (a `raise` statement): this path of execution ends."""
+
+
+class _Budget(Exception):
+    """The step budget ran out."""
+
+
+@dataclass
+class Frame:
+    """One user-level call, for explaining findings ("second call of `critic` at line 12")."""
+
+    function: str
+    site: Site
+    ordinal: int  # 1 for the first call of that function in this run
+
+
+@dataclass
+class ModuleContext:
+    path: str
+    positions: Any
+    env: Env
+    executed_defs: set[int] = field(default_factory=set)
+
+
+class Interpreter:
+    def __init__(self, path: str) -> None:
+        from scopelint.analysis import tfapi
+
+        self.path = path
+        self.tfapi = tfapi
+        self.graph = GraphModel(path)
+        self.graphs: list[GraphModel] = [self.graph]
+        self.graph_stack: list[GraphModel] = []
+        self.frames: list[Frame] = []
+        self.call_counts: dict[str, int] = {}
+        self.steps = 0
+        self.module: ModuleContext | None = None
+        self.extra_events: list[Event] = []
+        self.tensorflow_seen = False
+        self.current_callee = ""
+        tfapi.install_devices(self.graph)
+
+    # ------------------------------------------------------------------ sites
+    def site(self, node: cst.CSTNode) -> Site:
+        assert self.module is not None
+        try:
+            pos: CodeRange = self.module.positions[node]
+        except KeyError:
+            return Site(self.path, 1, 1, 1, 1)
+        return Site(self.path, pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1)
+
+    def where(self, node: cst.CSTNode) -> Where:
+        chain = tuple(
+            Related(frame.site, f"{_ordinal(frame.ordinal)} call of `{frame.function}`")
+            for frame in self.frames
+        )
+        return Where(self.site(node), chain)
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise _Budget()
+
+    # ------------------------------------------------------------------ speculative execution
+    def speculative(self) -> "_Speculative":
+        return _Speculative(self)
+
+    # ------------------------------------------------------------------ module
+    def run_module(self, module: cst.Module, wrapper: MetadataWrapper) -> None:
+        env = Env()
+        env.vars.update({"__name__": "__main__", "__file__": self.path})
+        self.module = ModuleContext(self.path, wrapper.resolve(PositionProvider), env)
+        try:
+            self.exec_block(module.body, env)
+        except ModelRaise:
+            pass  # TensorFlow raised: the program stops here, as it would for real.
+        except (_UserRaise, _Return, _Break, _Continue):
+            pass
+        except _Budget:
+            self.graph.complete = False
+        except RecursionError:
+            self.graph.complete = False
+        self.run_unreached_functions(module, env)
+
+    def run_unreached_functions(self, module: cst.Module, env: Env) -> None:
+        """Functions never called by the module run once each, alone, with unknown arguments.
+
+        Their scope context is unknown (the caller may have set reuse), so only facts that hold in
+        any context are certain there.
+        """
+        from scopelint.model.scopes import Reuse, VarScope
+
+        assert self.module is not None
+        for name, value in list(env.vars.items()):
+            targets: list[tuple[UserFunction, Any]] = []
+            if isinstance(value, UserFunction) and id(value.node) not in self.module.executed_defs:
+                targets.append((value, None))
+            elif isinstance(value, UserClass):
+                for attr in value.attrs.values():
+                    if isinstance(attr, UserFunction) and id(attr.node) not in self.module.executed_defs:
+                        targets.append((attr, value))
+            for function, cls in targets:
+                if getattr(function.node, "name", None) is None:
+                    continue
+                if id(function.node) in self.module.executed_defs:
+                    continue
+                graph = GraphModel(self.path)
+                graph.root = VarScope("?", Reuse.UNKNOWN, "?/", is_root=True)
+                graph.var_scope = graph.root
+                graph.name_stack = "?"
+                graph.complete = False
+                self.tfapi.install_devices(graph, unknown=True)
+                previous = self.graph
+                self.graph = graph
+                self.steps = 0
+                try:
+                    receiver = Instance(cls) if cls is not None else None
+                    self.call_user(function, [UNKNOWN] * 0, {}, function.node, receiver=receiver,
+                                   unknown_args=True)
+                except (ModelRaise, _UserRaise, _Return, _Break, _Continue, _Budget, RecursionError):
+                    pass
+                finally:
+                    self.graph = previous
+                # Their variables are not part of the program's predicted inventory; their certain
+                # events (argument errors, syntax-level facts) are.
+                self.extra_events.extend(event for event in graph.events if event.certain)
+
+    # ------------------------------------------------------------------ statements
+    def exec_block(self, body: Any, env: Env) -> None:
+        if isinstance(body, cst.SimpleStatementSuite):
+            for small in body.body:
+                self.exec_small(small, env)
+            return
+        if isinstance(body, (cst.IndentedBlock,)):
+            body = body.body
+        for statement in body:
+            self.exec_statement(statement, env)
+
+    def exec_statement(self, node: cst.CSTNode, env: Env) -> None:
+        self.tick()
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                self.exec_small(small, env)
+        elif isinstance(node, cst.FunctionDef):
+            env.assign(node.name.value, self.make_function(node, env))
+        elif isinstance(node, cst.ClassDef):
+            self.exec_class(node, env)
+        elif isinstance(node, cst.If):
+            self.exec_if(node, env)
+        elif isinstance(node, cst.For):
+            self.exec_for(node, env)
+        elif isinstance(node, cst.While):
+            self.exec_while(node, env)
+        elif isinstance(node, cst.With):
+            self.exec_with(node, list(node.items), env)
+        elif isinstance(node, cst.Try):
+            self.exec_try(node, env)
+        elif isinstance(node, cst.Match):
+            with self.speculative() as spec:
+                for case in node.cases:
+                    spec.branch(env, lambda e, c=case: self.exec_block(c.body, e))
+        # Other compound statements (async) are not modelled.
+
+    def exec_small(self, node: cst.CSTNode, env: Env) -> None:
+        if isinstance(node, cst.Expr):
+            self.eval(node.value, env)
+        elif isinstance(node, cst.Assign):
+            value = self.eval(node.value, env)
+            for target in node.targets:
+                self.assign(target.target, value, env)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                self.assign(node.target, self.eval(node.value, env), env)
+        elif isinstance(node, cst.AugAssign):
+            current = self.eval(node.target, env)
+            value = self.binop(type(node.operator).__name__.replace("Assign", ""), current,
+                               self.eval(node.value, env))
+            self.assign(node.target, value, env)
+        elif isinstance(node, cst.Return):
+            raise _Return(self.eval(node.value, env) if node.value is not None else None)
+        elif isinstance(node, cst.Raise):
+            if node.exc is not None:
+                self.eval(node.exc, env)
+            raise _UserRaise()
+        elif isinstance(node, cst.Break):
+            raise _Break()
+        elif isinstance(node, cst.Continue):
+            raise _Continue()
+        elif isinstance(node, cst.Import):
+            for alias in node.names:
+                self.bind_import(_dotted(alias.name), alias, env)
+        elif isinstance(node, cst.ImportFrom):
+            self.bind_import_from(node, env)
+        elif isinstance(node, cst.Global):
+            for name in node.names:
+                env.globals_declared.add(name.name.value)
+        elif isinstance(node, cst.Nonlocal):
+            pass
+        elif isinstance(node, cst.Del):
+            pass
+
+    def exec_if(self, node: cst.If, env: Env) -> None:
+        condition = self.truth(self.eval(node.test, env))
+        if condition is True:
+            self.exec_block(node.body, env)
+        elif condition is False:
+            if node.orelse is not None:
+                self.exec_orelse(node.orelse, env)
+        else:
+            with self.speculative() as spec:
+                spec.branch(env, lambda e: self.exec_block(node.body, e))
+                spec.branch(env, lambda e: self.exec_orelse(node.orelse, e) if node.orelse else None)
+
+    def exec_orelse(self, orelse: cst.If | cst.Else, env: Env) -> None:
+        if isinstance(orelse, cst.If):
+            self.exec_if(orelse, env)
+        else:
+            self.exec_block(orelse.body, env)
+
+    def exec_for(self, node: cst.For, env: Env) -> None:
+        iterable = self.eval(node.iter, env)
+        items = self.iterate(iterable)
+        if items is None or len(items) > MAX_LOOP_ITERATIONS:
+            # Unknown or too long: the body may run any number of times.
+            with self.speculative() as spec:
+                def body(e: Env) -> None:
+                    self.assign(node.target, UNKNOWN, e)
+                    self.exec_block(node.body, e)
+
+                spec.branch(env, body)
+                spec.branch(env, body)
+            return
+        broke = False
+        for item in items:
+            self.assign(node.target, item, env)
+            try:
+                self.exec_block(node.body, env)
+            except _Break:
+                broke = True
+                break
+            except _Continue:
+                continue
+        if not broke and node.orelse is not None:
+            self.exec_block(node.orelse.body, env)
+
+    def exec_while(self, node: cst.While, env: Env) -> None:
+        condition = self.truth(self.eval(node.test, env))
+        if condition is False:
+            return
+        with self.speculative() as spec:
+            spec.branch(env, lambda e: self.exec_block(node.body, e))
+            spec.branch(env, lambda e: self.exec_block(node.body, e))
+
+    def exec_try(self, node: cst.Try, env: Env) -> None:
+        try:
+            self.exec_block(node.body, env)
+        except (_UserRaise, ModelRaise):
+            if not node.handlers:
+                raise
+            # The program handles its own error: the rest is not modelled precisely.
+            self.graph.complete = False
+            with self.speculative() as spec:
+                for handler in node.handlers:
+                    spec.branch(env, lambda e, h=handler: self.exec_block(h.body, e))
+        else:
+            if node.orelse is not None:
+                self.exec_block(node.orelse.body, env)
+        finally:
+            if node.finalbody is not None:
+                self.exec_block(node.finalbody.body, env)
+
+    def exec_with(self, node: cst.With, items: list[cst.WithItem], env: Env) -> None:
+        if not items:
+            self.exec_block(node.body, env)
+            return
+        item, rest = items[0], items[1:]
+        manager = self.eval(item.item, env)
+        entered = self.tfapi.enter_context(self, manager, item.item)
+        try:
+            if item.asname is not None:
+                self.assign(item.asname.name, entered.value, env)
+            self.exec_with(node, rest, env)
+        finally:
+            entered.exit()
+
+    def exec_class(self, node: cst.ClassDef, env: Env) -> None:
+        bases = [self.eval(arg.value, env) for arg in node.bases]
+        class_env = Env(env)
+        self.exec_block(node.body, class_env)
+        cls = UserClass(node.name.value, dict(class_env.vars), bases)
+        env.assign(node.name.value, cls)
+
+    # ------------------------------------------------------------------ functions
+    def make_function(self, node: cst.FunctionDef, env: Env) -> Any:
+        defaults: dict[str, Any] = {}
+        params = node.params
+        for param in list(params.params) + list(params.kwonly_params) + list(params.posonly_params):
+            if param.default is not None:
+                defaults[param.name.value] = self.eval(param.default, env)
+        function = UserFunction(node, node.name.value, env, defaults, self.module)
+        self.note_reuse_parameter(node)
+        for decorator in node.decorators:
+            name = _dotted(decorator.decorator) if not isinstance(decorator.decorator, cst.Call) \
+                else _dotted(decorator.decorator.func)
+            if name in ("staticmethod",):
+                function.is_static = True
+            elif name in ("classmethod",):
+                function.is_classmethod = True
+            elif name in ("property",):
+                function.is_property = True
+            elif name is None or (name not in TRANSPARENT_DECORATORS and name.split(".")[-1] not in TRANSPARENT_DECORATORS):
+                value = self.eval(decorator.decorator, env)
+                if isinstance(value, UserFunction):
+                    result = self.call_value(value, [function], {}, decorator)
+                    if isinstance(result, UserFunction):
+                        return result
+                function.opaque = True
+        return function
+
+    def note_reuse_parameter(self, node: cst.FunctionDef) -> None:
+        """TFS106: a parameter named `reuse` that the body never reads."""
+        names = [p.name.value for p in list(node.params.params) + list(node.params.kwonly_params)]
+        if "reuse" not in names:
+            return
+        if node.params.star_kwarg is not None:
+            return
+        used = _NameUseFinder("reuse")
+        node.body.visit(used)
+        if not used.found:
+            param = next(p for p in list(node.params.params) + list(node.params.kwonly_params)
+                         if p.name.value == "reuse")
+            if not _is_stub_body(node):
+                self.extra_events.append(Event(
+                    "reuse_param_ignored",
+                    self.site(param),
+                    f"function `{node.name.value}` takes `reuse` but never uses it: callers that pass "
+                    "reuse=True still create new variables",
+                ))
+
+    def call_user(self, function: UserFunction, args: list[Any], kwargs: dict[str, Any],
+                  call_node: cst.CSTNode, receiver: Any = None, unknown_args: bool = False) -> Any:
+        node = function.node
+        assert self.module is not None
+        if isinstance(node, cst.FunctionDef):
+            self.module.executed_defs.add(id(node))
+        if len(self.frames) >= MAX_CALL_DEPTH:
+            self.graph.complete = False
+            return UNKNOWN
+        env = Env(function.closure)
+        params = node.params
+        positional = list(params.posonly_params) + list(params.params)
+        if receiver is not None:
+            args = [receiver] + list(args)
+        bound: dict[str, Any] = {}
+        for index, param in enumerate(positional):
+            name = param.name.value
+            if index < len(args):
+                bound[name] = args[index]
+            elif name in kwargs:
+                bound[name] = kwargs.pop(name)
+            elif unknown_args and not (index == 0 and receiver is not None):
+                bound[name] = UNKNOWN
+            elif name in function.defaults:
+                bound[name] = function.defaults[name]
+            else:
+                bound[name] = UNKNOWN
+        extra_args = args[len(positional):]
+        if isinstance(params.star_arg, cst.Param):
+            bound[params.star_arg.name.value] = UNKNOWN if unknown_args else tuple(extra_args)
+        for param in params.kwonly_params:
+            name = param.name.value
+            if name in kwargs:
+                bound[name] = kwargs.pop(name)
+            elif name in function.defaults and not unknown_args:
+                bound[name] = function.defaults[name]
+            else:
+                bound[name] = UNKNOWN
+        if params.star_kwarg is not None:
+            bound[params.star_kwarg.name.value] = UNKNOWN if unknown_args else dict(kwargs)
+        env.vars.update(bound)
+        if isinstance(node, cst.Lambda):
+            return self.eval(node.body, env)
+        key = function.name
+        self.call_counts[key] = self.call_counts.get(key, 0) + 1
+        self.frames.append(Frame(function.name, self.site(call_node), self.call_counts[key]))
+        try:
+            if function.opaque:
+                with self.speculative() as spec:
+                    spec.branch(env, lambda e: self.exec_block(node.body, e))
+                return UNKNOWN
+            self.exec_block(node.body, env)
+        except _Return as returned:
+            return returned.value
+        finally:
+            self.frames.pop()
+        return None
+
+    def call_value(self, callee: Any, args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+        self.tick()
+        if isinstance(callee, UserFunction):
+            return self.call_user(callee, args, dict(kwargs), node)
+        if isinstance(callee, BoundMethod):
+            return self.call_user(callee.function, args, dict(kwargs), node, receiver=callee.receiver)
+        if isinstance(callee, UserClass):
+            instance = Instance(callee)
+            init = callee.lookup("__init__")
+            if isinstance(init, UserFunction):
+                self.call_user(init, args, dict(kwargs), node, receiver=instance)
+            return instance
+        if isinstance(callee, Instance):
+            call = callee.cls.lookup("__call__")
+            if isinstance(call, UserFunction):
+                return self.call_user(call, args, dict(kwargs), node, receiver=callee)
+            return UNKNOWN
+        if isinstance(callee, Builtin):
+            return self.call_builtin(callee.name, args, kwargs)
+        handled = self.tfapi.call(self, callee, args, kwargs, node)
+        if handled is not NotImplemented:
+            return handled
+        # An unknown function: if it is handed tensors it may well build TF variables we do not see.
+        if any(self.tfapi.is_tf_value(value) for value in list(args) + list(kwargs.values())):
+            self.graph.complete = False
+        return UNKNOWN
+
+    # ------------------------------------------------------------------ imports
+    def bind_import(self, name: str | None, alias: cst.ImportAlias, env: Env) -> None:
+        if name is None:
+            return
+        top = name.split(".")[0]
+        tf_path = self.tfapi.tf_path_for_module(name)
+        if alias.asname is not None:
+            target = alias.asname.name
+            value = TFRef(tf_path) if tf_path else UNKNOWN
+            self.assign(target, value, env)
+        else:
+            value = TFRef(self.tfapi.tf_path_for_module(top) or "") if self.tfapi.tf_path_for_module(top) else UNKNOWN
+            env.assign(top, value)
+        if tf_path:
+            self.tensorflow_seen = True
+
+    def bind_import_from(self, node: cst.ImportFrom, env: Env) -> None:
+        module = _dotted(node.module) if node.module is not None else None
+        if module is None or node.relative:
+            base = None
+        else:
+            base = self.tfapi.tf_path_for_module(module)
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            imported = _dotted(alias.name) or ""
+            target = alias.asname.name.value if alias.asname is not None else imported  # type: ignore[union-attr]
+            if base:
+                self.tensorflow_seen = True
+                env.assign(target, TFRef(self.tfapi.canonical(f"{base}.{imported}")))
+            else:
+                env.assign(target, UNKNOWN)
+
+    # ------------------------------------------------------------------ assignment
+    def assign(self, target: cst.CSTNode, value: Any, env: Env) -> None:
+        if isinstance(target, cst.Name):
+            env.assign(target.value, value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = [element.value for element in target.elements]
+            items = self.iterate(value)
+            starred = [i for i, e in enumerate(target.elements) if isinstance(e, cst.StarredElement)]
+            if items is None or starred or len(items) != len(elements):
+                for element in elements:
+                    self.assign(element, UNKNOWN, env)
+                return
+            for element, item in zip(elements, items):
+                self.assign(element, item, env)
+        elif isinstance(target, cst.Attribute):
+            owner = self.eval(target.value, env)
+            if isinstance(owner, (Instance,)):
+                owner.attrs[target.attr.value] = value if not self.graph.speculative or \
+                    owner.attrs.get(target.attr.value, UNKNOWN) is value else UNKNOWN
+            elif isinstance(owner, UserClass):
+                owner.attrs[target.attr.value] = value
+        elif isinstance(target, cst.Subscript):
+            owner = self.eval(target.value, env)
+            if isinstance(owner, (dict, list)) and len(target.slice) == 1:
+                index = target.slice[0].slice
+                if isinstance(index, cst.Index):
+                    key = self.eval(index.value, env)
+                    if is_known(key) and _hashable(key):
+                        try:
+                            owner[key] = value if not self.graph.speculative else UNKNOWN
+                        except (IndexError, TypeError):
+                            pass
+        elif isinstance(target, cst.StarredElement):
+            self.assign(target.value, UNKNOWN, env)
+
+    # ------------------------------------------------------------------ expressions
+    def eval(self, node: cst.CSTNode, env: Env) -> Any:
+        if isinstance(node, cst.Name):
+            return self.lookup(node.value, env)
+        if isinstance(node, cst.Integer):
+            return int(node.value.replace("_", ""), 0) if not node.value.startswith("0") or node.value == "0" \
+                else _int_literal(node.value)
+        if isinstance(node, cst.Float):
+            return float(node.value.replace("_", ""))
+        if isinstance(node, cst.Imaginary):
+            return UNKNOWN
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+            try:
+                value = node.evaluated_value
+            except Exception:  # noqa: BLE001 - odd literals are simply unknown
+                return UNKNOWN
+            return value if isinstance(value, str) else UNKNOWN
+        if isinstance(node, cst.FormattedString):
+            return self.eval_fstring(node, env)
+        if isinstance(node, cst.Attribute):
+            return self.getattr(self.eval(node.value, env), node.attr.value, node)
+        if isinstance(node, cst.Call):
+            return self.eval_call(node, env)
+        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+            items: list[Any] = []
+            for element in node.elements:
+                if isinstance(element, cst.StarredElement):
+                    inner = self.iterate(self.eval(element.value, env))
+                    if inner is None:
+                        return UNKNOWN
+                    items.extend(inner)
+                else:
+                    items.append(self.eval(element.value, env))
+            if isinstance(node, cst.Tuple):
+                return tuple(items)
+            if isinstance(node, cst.List):
+                return items
+            return UNKNOWN
+        if isinstance(node, cst.Dict):
+            result: dict[Any, Any] = {}
+            for element in node.elements:
+                if isinstance(element, cst.DictElement):
+                    key = self.eval(element.key, env)
+                    value = self.eval(element.value, env)
+                    if not is_known(key) or not _hashable(key):
+                        return UNKNOWN
+                    result[key] = value
+                else:
+                    inner = self.eval(element.value, env)
+                    if not isinstance(inner, dict):
+                        return UNKNOWN
+                    result.update(inner)
+            return result
+        if isinstance(node, cst.BinaryOperation):
+            return self.binop(type(node.operator).__name__, self.eval(node.left, env), self.eval(node.right, env))
+        if isinstance(node, cst.UnaryOperation):
+            value = self.eval(node.expression, env)
+            if isinstance(node.operator, cst.Not):
+                truth = self.truth(value)
+                return UNKNOWN if truth is None else not truth
+            if isinstance(value, (int, float)) and not isinstance(value, bool) or isinstance(value, bool):
+                if isinstance(node.operator, cst.Minus):
+                    return -value
+                if isinstance(node.operator, cst.Plus):
+                    return +value
+                if isinstance(node.operator, cst.BitInvert):
+                    return ~value
+            return self.tfapi.tensor_like(value)
+        if isinstance(node, cst.BooleanOperation):
+            left = self.eval(node.left, env)
+            truth = self.truth(left)
+            if isinstance(node.operator, cst.And):
+                if truth is False:
+                    return left
+                right = self.eval(node.right, env)
+                return right if truth is True else (UNKNOWN if self.truth(right) is not False else False)
+            if truth is True:
+                return left
+            right = self.eval(node.right, env)
+            return right if truth is False else (UNKNOWN if self.truth(right) is not True else True)
+        if isinstance(node, cst.Comparison):
+            return self.eval_comparison(node, env)
+        if isinstance(node, cst.IfExp):
+            truth = self.truth(self.eval(node.test, env))
+            if truth is True:
+                return self.eval(node.body, env)
+            if truth is False:
+                return self.eval(node.orelse, env)
+            with self.speculative() as spec:
+                results = [spec.branch(env, lambda e: self.eval(node.body, e)),
+                           spec.branch(env, lambda e: self.eval(node.orelse, e))]
+            return results[0] if _same(results[0], results[1]) else UNKNOWN
+        if isinstance(node, cst.Subscript):
+            return self.eval_subscript(node, env)
+        if isinstance(node, cst.Lambda):
+            defaults = {p.name.value: self.eval(p.default, env) for p in node.params.params if p.default}
+            return UserFunction(node, "<lambda>", env, defaults, self.module)
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            return self.eval_comprehension(node, env)
+        if isinstance(node, cst.DictComp):
+            return UNKNOWN
+        if isinstance(node, cst.NamedExpr):
+            value = self.eval(node.value, env)
+            self.assign(node.target, value, env)
+            return value
+        if isinstance(node, cst.Ellipsis):
+            return ...
+        if isinstance(node, cst.Await):
+            return UNKNOWN
+        return UNKNOWN
+
+    def lookup(self, name: str, env: Env) -> Any:
+        try:
+            return env.lookup(name)
+        except KeyError:
+            pass
+        if name in ("True", "False", "None"):
+            return {"True": True, "False": False, "None": None}[name]
+        if name in _BUILTINS:
+            return Builtin(name)
+        return UNKNOWN
+
+    def eval_call(self, node: cst.Call, env: Env) -> Any:
+        callee = self.eval(node.func, env)
+        args: list[Any] = []
+        kwargs: dict[str, Any] = {}
+        for arg in node.args:
+            value = self.eval(arg.value, env)
+            if arg.star == "*":
+                items = self.iterate(value)
+                if items is None:
+                    return self._unknown_call(callee, node)
+                args.extend(items)
+            elif arg.star == "**":
+                if not isinstance(value, dict):
+                    return self._unknown_call(callee, node)
+                kwargs.update({str(k): v for k, v in value.items()})
+            elif arg.keyword is not None:
+                kwargs[arg.keyword.value] = value
+            else:
+                args.append(value)
+        if isinstance(callee, tuple) and callee and callee[0] == "__method__":
+            return self.call_method(callee[1], callee[2], args, kwargs)
+        return self.call_value(callee, args, kwargs, node)
+
+    def _unknown_call(self, callee: Any, node: cst.Call) -> Any:
+        if isinstance(callee, (TFRef, UserFunction, BoundMethod)):
+            self.graph.complete = False
+        return UNKNOWN
+
+    def eval_fstring(self, node: cst.FormattedString, env: Env) -> Any:
+        parts: list[str] = []
+        partial = False
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                parts.append(part.value)
+                continue
+            value = self.eval(part.expression, env)
+            spec = ""
+            if part.format_spec:
+                spec_parts = [p.value for p in part.format_spec if isinstance(p, cst.FormattedStringText)]
+                if len(spec_parts) != len(part.format_spec):
+                    return UNKNOWN
+                spec = "".join(spec_parts)
+            if not is_known(value) or not isinstance(value, (str, int, float, bool, type(None))):
+                parts.append("?")
+                partial = True
+                continue
+            try:
+                if part.conversion == "r":
+                    value = repr(value)
+                elif part.conversion == "s":
+                    value = str(value)
+                parts.append(format(value, spec))
+            except (ValueError, TypeError):
+                return UNKNOWN
+        text = "".join(parts)
+        return PartialStr(text) if partial else text
+
+    def eval_comparison(self, node: cst.Comparison, env: Env) -> Any:
+        left = self.eval(node.left, env)
+        result: Any = True
+        for target in node.comparisons:
+            right = self.eval(target.comparator, env)
+            op = _COMPARISONS.get(type(target.operator))
+            if op is None:
+                return UNKNOWN
+            if isinstance(target.operator, (cst.Is, cst.IsNot)) and (left is None or right is None):
+                if left is UNKNOWN or right is UNKNOWN:
+                    return UNKNOWN
+                outcome = op(left, right)
+            elif _primitive(left) and _primitive(right):
+                try:
+                    outcome = op(left, right)
+                except TypeError:
+                    return UNKNOWN
+            else:
+                return UNKNOWN
+            if not outcome:
+                return False
+            left = right
+        return result
+
+    def eval_subscript(self, node: cst.Subscript, env: Env) -> Any:
+        value = self.eval(node.value, env)
+        if len(node.slice) != 1:
+            return self.tfapi.tensor_like(value)
+        element = node.slice[0].slice
+        if isinstance(element, cst.Index):
+            key = self.eval(element.value, env)
+            if isinstance(value, (list, tuple, str, dict, range)) and not isinstance(value, PartialStr) \
+                    and is_known(key) and _hashable(key):
+                try:
+                    return value[key]
+                except (KeyError, IndexError, TypeError):
+                    return UNKNOWN
+            return self.tfapi.subscript(value, key)
+        if isinstance(element, cst.Slice):
+            bounds = [self.eval(part, env) if part is not None else None
+                      for part in (element.lower, element.upper, element.step)]
+            if isinstance(value, (list, tuple, str, range)) and not isinstance(value, PartialStr) \
+                    and all(b is None or isinstance(b, int) for b in bounds):
+                return value[slice(*bounds)]
+            return self.tfapi.tensor_like(value)
+        return UNKNOWN
+
+    def eval_comprehension(self, node: Any, env: Env) -> Any:
+        results: list[Any] = []
+
+        def run(clauses: list[cst.CompFor], scope: Env) -> bool:
+            if not clauses:
+                results.append(self.eval(node.elt, scope))
+                return True
+            clause = clauses[0]
+            items = self.iterate(self.eval(clause.iter, scope))
+            if items is None or len(items) > MAX_LOOP_ITERATIONS:
+                return False
+            for item in items:
+                inner = Env(scope)
+                self.assign(clause.target, item, inner)
+                keep = True
+                for condition in clause.ifs:
+                    truth = self.truth(self.eval(condition.test, inner))
+                    if truth is None:
+                        return False
+                    keep = keep and truth
+                if keep and not run(clauses[1:], inner):
+                    return False
+            return True
+
+        clauses = []
+        clause = node.for_in
+        while clause is not None:
+            clauses.append(clause)
+            clause = clause.inner_for_in
+        if not run(clauses, Env(env)):
+            return UNKNOWN
+        if isinstance(node, cst.SetComp):
+            return UNKNOWN
+        return results
+
+    # ------------------------------------------------------------------ operations
+    def truth(self, value: Any) -> bool | None:
+        if value is UNKNOWN or isinstance(value, PartialStr):
+            return None
+        if isinstance(value, _PRIMITIVES):
+            return bool(value)
+        if isinstance(value, (UserFunction, UserClass, Instance, BoundMethod, TFRef, Builtin)):
+            return True
+        return self.tfapi.truth(value)
+
+    def binop(self, op_name: str, left: Any, right: Any) -> Any:
+        op_name = op_name.replace("Assign", "")
+        op = {cls.__name__: fn for cls, fn in _BINOPS.items()}.get(op_name)
+        if op is None:
+            return UNKNOWN
+        if op_name == "Modulo" and isinstance(left, str):
+            return _percent_format(left, right)
+        if op_name == "Add" and (isinstance(left, str) or isinstance(right, str)):
+            if isinstance(left, str) and isinstance(right, str):
+                result = left + right
+                return PartialStr(result) if isinstance(left, PartialStr) or isinstance(right, PartialStr) else result
+            if isinstance(left, str) and right is UNKNOWN or isinstance(right, str) and left is UNKNOWN:
+                return PartialStr((left if isinstance(left, str) else "?") + (right if isinstance(right, str) else "?"))
+            return UNKNOWN
+        if _primitive(left) and _primitive(right):
+            try:
+                result = op(left, right)
+            except Exception:  # noqa: BLE001 - e.g. ZeroDivisionError in the analysed program
+                return UNKNOWN
+            if isinstance(result, (str, tuple, list)) and len(result) > 100_000:
+                return UNKNOWN
+            return result
+        return self.tfapi.tensor_binop(left, right)
+
+    def iterate(self, value: Any) -> list[Any] | None:
+        if isinstance(value, PartialStr):
+            return None
+        if isinstance(value, (list, tuple, str)):
+            return list(value)
+        if isinstance(value, range):
+            return list(value) if len(value) <= MAX_LOOP_ITERATIONS * 4 else None
+        if isinstance(value, dict):
+            return list(value.keys())
+        return self.tfapi.iterate(value)
+
+    def getattr(self, owner: Any, name: str, node: cst.CSTNode) -> Any:
+        if isinstance(owner, TFRef):
+            return TFRef(self.tfapi.canonical(f"{owner.path}.{name}"))
+        if isinstance(owner, Instance):
+            if name in owner.attrs:
+                return owner.attrs[name]
+            attr = owner.cls.lookup(name)
+            if isinstance(attr, UserFunction):
+                if attr.is_static:
+                    return attr
+                if attr.is_property:
+                    return self.call_user(attr, [], {}, node, receiver=owner)
+                return BoundMethod(attr, owner)
+            return attr
+        if isinstance(owner, UserClass):
+            attr = owner.lookup(name)
+            if isinstance(attr, UserFunction) and attr.is_classmethod:
+                return BoundMethod(attr, owner)
+            return attr
+        if isinstance(owner, (str, list, dict, tuple)) and not isinstance(owner, PartialStr):
+            return ("__method__", owner, name)
+        return self.tfapi.getattr_value(self, owner, name, node)
+
+    def call_method(self, owner: Any, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """Methods of known Python values: strings, lists, dicts."""
+        if isinstance(owner, list) and name in ("append", "extend", "insert", "pop", "reverse", "sort", "remove"):
+            if self.graph.speculative:
+                owner.clear()
+                owner.append(UNKNOWN) if False else None
+                return UNKNOWN
+            if name == "extend":
+                items = self.iterate(args[0]) if args else None
+                if items is None:
+                    return UNKNOWN
+                owner.extend(items)
+                return None
+            try:
+                return getattr(owner, name)(*args, **kwargs)
+            except Exception:  # noqa: BLE001
+                return UNKNOWN
+        if isinstance(owner, dict) and name in ("get", "items", "keys", "values", "update", "setdefault", "pop", "copy"):
+            if name in ("update", "setdefault", "pop") and self.graph.speculative:
+                return UNKNOWN
+            if name in ("get", "setdefault", "pop") and args and not (is_known(args[0]) and _hashable(args[0])):
+                return UNKNOWN
+            try:
+                result = getattr(owner, name)(*args, **kwargs)
+            except Exception:  # noqa: BLE001
+                return UNKNOWN
+            if name in ("items", "keys", "values"):
+                return list(result)
+            return result
+        if isinstance(owner, str) and name in _SAFE_STR_METHODS:
+            if name == "format":
+                return _str_format(owner, args, kwargs)
+            if not all(_primitive(v) for v in list(args) + list(kwargs.values())):
+                return UNKNOWN if name not in ("join",) else _partial_join(owner, args)
+            try:
+                return getattr(owner, name)(*args, **kwargs)
+            except Exception:  # noqa: BLE001
+                return UNKNOWN
+        if isinstance(owner, (list, tuple)) and name in ("index", "count"):
+            return UNKNOWN
+        return UNKNOWN
+
+    def call_builtin(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        known = all(is_known(v) for v in args) and all(is_known(v) for v in kwargs.values())
+        if name == "print":
+            return None
+        if name in ("isinstance", "hasattr", "getattr", "callable", "id", "type", "super", "vars", "open", "input", "iter", "next"):
+            if name == "getattr" and len(args) >= 2 and isinstance(args[1], str):
+                return self.getattr(args[0], args[1], None)  # type: ignore[arg-type]
+            return UNKNOWN
+        if name == "range":
+            if known and all(isinstance(a, int) for a in args):
+                try:
+                    return range(*args)
+                except (TypeError, ValueError):
+                    return UNKNOWN
+            return UNKNOWN
+        if name in ("len",):
+            if args and isinstance(args[0], (list, tuple, dict, str, range)) and not isinstance(args[0], PartialStr):
+                return len(args[0])
+            return self.tfapi.length(args[0]) if args else UNKNOWN
+        if name in ("enumerate", "zip", "reversed", "sorted", "list", "tuple", "dict", "set", "sum", "min", "max", "any", "all"):
+            iterables = [self.iterate(a) if not isinstance(a, dict) or name != "dict" else a for a in args]
+            if any(i is None for i in iterables) or not known and name not in ("enumerate", "zip", "list", "tuple", "reversed"):
+                return UNKNOWN
+            try:
+                if name == "enumerate":
+                    start = kwargs.get("start", args[1] if len(args) > 1 else 0)
+                    return list(enumerate(iterables[0], start))  # type: ignore[arg-type]
+                if name == "zip":
+                    return list(zip(*iterables))  # type: ignore[misc]
+                if name == "reversed":
+                    return list(reversed(iterables[0]))  # type: ignore[arg-type]
+                if name == "list":
+                    return list(iterables[0]) if iterables else []
+                if name == "tuple":
+                    return tuple(iterables[0]) if iterables else ()
+                if name == "set":
+                    return UNKNOWN
+                if name == "dict":
+                    return dict(args[0] if args else {}, **kwargs)
+                return {"sorted": sorted, "sum": sum, "min": min, "max": max, "any": any, "all": all}[name](
+                    iterables[0] if len(iterables) == 1 else args)
+            except Exception:  # noqa: BLE001
+                return UNKNOWN
+        if name in ("int", "float", "str", "bool", "abs", "round", "repr", "divmod", "pow", "format", "hex", "chr", "ord"):
+            if not known or not all(_primitive(a) for a in args):
+                if name == "str" and args and isinstance(args[0], str):
+                    return args[0]
+                return UNKNOWN
+            try:
+                return {"int": int, "float": float, "str": str, "bool": bool, "abs": abs, "round": round,
+                        "repr": repr, "divmod": divmod, "pow": pow, "format": format, "hex": hex,
+                        "chr": chr, "ord": ord}[name](*args, **kwargs)
+            except Exception:  # noqa: BLE001
+                return UNKNOWN
+        return UNKNOWN
+
+
+_BUILTINS = frozenset({
+    "print", "isinstance", "hasattr", "getattr", "callable", "id", "type", "super", "vars", "open",
+    "input", "iter", "next", "range", "len", "enumerate", "zip", "reversed", "sorted", "list", "tuple",
+    "dict", "set", "sum", "min", "max", "any", "all", "int", "float", "str", "bool", "abs", "round",
+    "repr", "divmod", "pow", "format", "hex", "chr", "ord",
+})
+_SAFE_STR_METHODS = frozenset({
+    "format", "join", "split", "rsplit", "replace", "lower", "upper", "strip", "rstrip", "lstrip",
+    "startswith", "endswith", "title", "capitalize", "zfill", "rjust", "ljust", "count", "find",
+})
+
+
+class _Speculative:
+    """Runs branches that may or may not execute; joins the Python environments afterwards."""
+
+    def __init__(self, interp: Interpreter) -> None:
+        self.interp = interp
+        self.outcomes: list[dict[str, Any]] = []
+        self.base: dict[str, Any] | None = None
+        self.env: Env | None = None
+
+    def __enter__(self) -> "_Speculative":
+        self.interp.graph.speculative += 1
+        return self
+
+    def branch(self, env: Env, run: Any) -> Any:
+        if self.base is None:
+            self.base = dict(env.vars)
+            self.env = env
+        env.vars.clear()
+        env.vars.update(self.base)
+        result: Any = UNKNOWN
+        graph = self.interp.graph
+        depth = len(graph.constructs)
+        try:
+            result = run(env)
+        except (_Return, _Break, _Continue, _UserRaise, ModelRaise):
+            pass
+        finally:
+            # A branch that ended inside `with` blocks already unwound them through `finally`.
+            del graph.constructs[depth:]
+        self.outcomes.append(dict(env.vars))
+        return result
+
+    def __exit__(self, *exc: Any) -> None:
+        self.interp.graph.speculative -= 1
+        if self.env is None or self.base is None:
+            return
+        joined: dict[str, Any] = {}
+        names = set(self.base)
+        for outcome in self.outcomes:
+            names |= set(outcome)
+        for name in names:
+            values = [outcome.get(name, self.base.get(name, UNKNOWN)) for outcome in self.outcomes]
+            if len(self.outcomes) == 1:
+                values.append(self.base.get(name, UNKNOWN))
+            first = values[0]
+            joined[name] = first if all(_same(first, v) for v in values[1:]) else UNKNOWN
+        self.env.vars.clear()
+        self.env.vars.update(joined)
+
+
+class _NameUseFinder(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found = False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.name:
+            self.found = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        for arg in node.args:
+            if arg.star == "**" or (arg.keyword is not None and arg.keyword.value == self.name):
+                self.found = True
+
+
+def _is_stub_body(node: cst.FunctionDef) -> bool:
+    """An abstract or placeholder method (`pass`, `...`, docstring, raise NotImplementedError)."""
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else node.body.body
+    meaningful = []
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Pass):
+                    continue
+                if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.Ellipsis,
+                                                                              cst.ConcatenatedString)):
+                    continue
+                if isinstance(small, cst.Raise):
+                    continue
+                meaningful.append(small)
+        else:
+            meaningful.append(statement)
+    return not meaningful
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if type(a) is type(b) and isinstance(a, (str, int, float, bool, type(None))) and not isinstance(a, PartialStr):
+        return bool(a == b)
+    return False
+
+
+def _primitive(value: Any) -> bool:
+    if isinstance(value, PartialStr):
+        return False
+    if isinstance(value, (list, tuple)):
+        return all(_primitive(v) for v in value)
+    if isinstance(value, dict):
+        return all(_primitive(k) and _primitive(v) for k, v in value.items())
+    return isinstance(value, (str, int, float, bool, type(None), range))
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _int_literal(text: str) -> Any:
+    try:
+        return int(text.replace("_", ""), 0)
+    except ValueError:
+        return UNKNOWN
+
+
+def _ordinal(n: int) -> str:
+    return {1: "first", 2: "second", 3: "third"}.get(n, f"{n}th")
+
+
+def _dotted(node: Any) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+def _percent_format(template: str, args: Any) -> Any:
+    values = args if isinstance(args, tuple) else (args,)
+    if isinstance(args, dict):
+        if all(_primitive(v) for v in args.values()) and not isinstance(template, PartialStr):
+            try:
+                return template % args
+            except (TypeError, ValueError, KeyError):
+                return UNKNOWN
+        return UNKNOWN
+    if all(_primitive(v) for v in values) and not isinstance(template, PartialStr):
+        try:
+            return template % values
+        except (TypeError, ValueError, KeyError):
+            return UNKNOWN
+    # Replace unknown arguments by "?" so that names stay partly known ("tower_?").
+    if isinstance(template, PartialStr):
+        return UNKNOWN
+    try:
+        substituted = tuple(v if _primitive(v) else _Marker() for v in values)
+        return PartialStr(template % substituted)
+    except (TypeError, ValueError, KeyError):
+        return UNKNOWN
+
+
+class _Marker:
+    """Stands for an unknown value inside % and .format: renders as "?" for %s/%d."""
+
+    def __str__(self) -> str:
+        return "?"
+
+    def __format__(self, spec: str) -> str:
+        return "?"
+
+    def __int__(self) -> int:
+        raise TypeError
+
+    def __index__(self) -> int:
+        raise TypeError
+
+
+def _str_format(template: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    if isinstance(template, PartialStr):
+        return UNKNOWN
+    partial = False
+    safe_args = []
+    for value in args:
+        if _primitive(value):
+            safe_args.append(value)
+        else:
+            safe_args.append(_Marker())
+            partial = True
+    safe_kwargs = {}
+    for key, value in kwargs.items():
+        if _primitive(value):
+            safe_kwargs[key] = value
+        else:
+            safe_kwargs[key] = _Marker()
+            partial = True
+    try:
+        result = template.format(*safe_args, **safe_kwargs)
+    except Exception:  # noqa: BLE001
+        return UNKNOWN
+    return PartialStr(result) if partial else result
+
+
+def _partial_join(separator: str, args: list[Any]) -> Any:
+    if len(args) != 1 or not isinstance(args[0], (list, tuple)):
+        return UNKNOWN
+    parts = [p if isinstance(p, str) else "?" for p in args[0]]
+    return PartialStr(separator.join(parts))
+
+
+def parse_module(source: str, path: str) -> cst.Module:
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as error:
+        raise ParseFailure(f"SyntaxError: {error.message}", error.raw_line, error.raw_column + 1) from None
+    except (RecursionError, MemoryError):
+        raise ParseFailure("the file is too deeply nested to parse") from None
+
+
+def interpret_module(source: str, path: str) -> Trace:
+    module = parse_module(source, path)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    interp = Interpreter(path)
+    interp.run_module(wrapper.module, wrapper)
+    trace = Trace(path)
+    for graph in interp.graphs:
+        trace.variables.extend(graph.records)
+        trace.events.extend(graph.events)
+        trace.complete = trace.complete and graph.complete
+    trace.events.extend(interp.extra_events)
+    trace.uses_tensorflow = interp.tensorflow_seen
+    return trace
+
+
+def iter_unknown() -> Iterator[Any]:  # pragma: no cover - tiny helper kept for symmetry
+    yield UNKNOWN
