@@ -524,7 +524,7 @@ class Interpreter:
             target = alias.asname.name.value if alias.asname is not None else imported  # type: ignore[union-attr]
             if base:
                 self.tensorflow_seen = True
-                env.assign(target, TFRef(self.tfapi.canonical(f"{base}.{imported}")))
+                env.assign(target, self.tfapi.resolve_path(self.tfapi.canonical(f"{base}.{imported}")))
             else:
                 env.assign(target, UNKNOWN)
 
@@ -848,6 +848,9 @@ class Interpreter:
             if isinstance(left, str) and right is UNKNOWN or isinstance(right, str) and left is UNKNOWN:
                 return PartialStr((left if isinstance(left, str) else "?") + (right if isinstance(right, str) else "?"))
             return UNKNOWN
+        if op_name == "Multiply" and isinstance(left, (list, tuple)) and isinstance(right, int) \
+                and not isinstance(right, bool) and len(left) * max(right, 0) <= MAX_LOOP_ITERATIONS:
+            return left * right
         if _primitive(left) and _primitive(right):
             try:
                 result = op(left, right)
@@ -871,7 +874,7 @@ class Interpreter:
 
     def getattr(self, owner: Any, name: str, node: cst.CSTNode) -> Any:
         if isinstance(owner, TFRef):
-            return TFRef(self.tfapi.canonical(f"{owner.path}.{name}"))
+            return self.tfapi.resolve_path(self.tfapi.canonical(f"{owner.path}.{name}"))
         if isinstance(owner, Instance):
             if name in owner.attrs:
                 return owner.attrs[name]

@@ -93,6 +93,13 @@ def canonical(path: str) -> str:
     return path
 
 
+def resolve_path(path: str) -> Any:
+    """The value of a TF attribute path: constants become values, everything else a TFRef."""
+    if path == "tf.AUTO_REUSE":
+        return ReuseValue(Reuse.AUTO)
+    return TFRef(path)
+
+
 def tf_path_for_module(module: str) -> str | None:
     """The TF path a Python module name stands for ("tensorflow.compat.v1" -> "tf")."""
     if module == "tensorflow" or module.startswith("tensorflow."):
@@ -1154,6 +1161,7 @@ def make_cell(interp: "Interpreter", class_name: str, args: list[Any], kwargs: d
             seen: set[int] = set()
             for sub in cells:
                 if id(sub) in seen:
+                    sub.config["_reported"] = True
                     interp.graph._event(
                         "rnn_cell_reused",
                         "the same cell object is used for several layers of MultiRNNCell: they share one "
@@ -1225,6 +1233,8 @@ def call_cell(interp: "Interpreter", cell: LayerObject, inputs: Any, node: cst.C
         parent = graph.var_scope.name
         if parent not in cell.used_under:
             cell.used_under.append(parent)
+            if cell.config.get("_reported"):
+                return Tensor(None, None, None)
             graph._event(
                 "rnn_cell_reused",
                 f"this cell object was first used under '{cell.used_under[0]}': calling it again under "

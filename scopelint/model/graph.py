@@ -338,6 +338,13 @@ class GraphModel:
         scope = self.var_scope
         key = self.store_key(name)
         reuse = scope.reuse
+        first = name.split("/")[0]
+        if "/" in name and scope.name and first == scope.name.split("/")[-1] and scope.certain:
+            self._event(
+                "scope_prefix_repeated",
+                f"get_variable('{name}') inside scope '{scope.name}' gives '{key}': the scope name is repeated",
+                where,
+            )
         dtype = dtype or (initializer.dtype if initializer and initializer.is_callable is False else None) \
             or scope.dtype or "float32"
         if collections is None:
