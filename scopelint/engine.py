@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import io
+import multiprocessing
 import os
 import tokenize
 import traceback
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from scopelint import analysis
 from scopelint.diagnostics import Diagnostic, RuleInfo
-from scopelint.noqa import apply_noqa, parse_noqa, unused_directives
+from scopelint.noqa import NoqaDirectives, apply_noqa, parse_noqa, unused_directives
 from scopelint.trace import Site
 
 PREFILTER_MARKER = b"tensorflow"
@@ -144,9 +145,13 @@ class RunResult:
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
-        """Every finding, sorted by path, line, column and code."""
-        found = [diagnostic for result in self.files for diagnostic in result.diagnostics]
-        return sorted(found, key=diagnostic_sort_key)
+        """Every finding, sorted by path, line, column and code; a finding that two files' analyses
+        both placed in the same module (a shared helper) is listed once."""
+        unique: dict[tuple, Diagnostic] = {}
+        for result in self.files:
+            for diagnostic in result.diagnostics:
+                unique.setdefault((diagnostic.code, diagnostic.site, diagnostic.message), diagnostic)
+        return sorted(unique.values(), key=diagnostic_sort_key)
 
     @property
     def internal_errors(self) -> list[InternalError]:
@@ -294,7 +299,11 @@ def check_source(data: bytes, path: str, settings: CheckSettings) -> FileResult:
     found = [diagnostic for diagnostic in found if diagnostic.code in enabled]
     if source is not None:
         directives = parse_noqa(source)
-        found = apply_noqa(found, directives, resolve_code)
+        # This file's comments only speak for this file: a finding the analysis placed in another
+        # module (a function defined there and called from here) is left as it is.
+        elsewhere = [diagnostic for diagnostic in found if diagnostic.site.path != path]
+        here = [diagnostic for diagnostic in found if diagnostic.site.path == path]
+        found = apply_noqa(here, directives, resolve_code) + elsewhere
         if UNUSED_NOQA_CODE in enabled:
             found.extend(_unused_noqa_findings(directives, path, enabled))
         if found:
@@ -316,13 +325,13 @@ def _analyze_and_run_rules(source: str, path: str, enabled: frozenset[str], resu
         if module.RULE.code not in enabled:
             continue
         try:
-            found.extend(module.check(trace))
+            found.extend(list(module.check(trace)))  # all or nothing: no partial results from a failing rule
         except Exception as error:  # a bug in the rule: report it, run the other rules
             result.internal_errors.append(_internal_error(path, module.RULE.code, error))
     return found
 
 
-def _unused_noqa_findings(directives, path: str, enabled: frozenset[str]) -> list[Diagnostic]:
+def _unused_noqa_findings(directives: NoqaDirectives, path: str, enabled: frozenset[str]) -> list[Diagnostic]:
     info = rule_info(UNUSED_NOQA_CODE)
     assert info is not None, "rules/tfs900_unused_noqa.py is part of scopelint"
     return [
@@ -378,7 +387,10 @@ def run(
     if workers > 1 and len(file_tasks) > 1:
         # Warm the rule registry before forking so that workers inherit it.
         _rule_modules()
-        with ProcessPoolExecutor(max_workers=min(workers, len(file_tasks))) as executor:
+        # fork where there is one: workers start at once with the rules already imported.
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        with ProcessPoolExecutor(max_workers=min(workers, len(file_tasks)), mp_context=context) as executor:
             chunk = max(1, len(file_tasks) // (workers * 4))
             for task, result in zip(file_tasks, executor.map(partial(check_task, settings=settings), file_tasks, chunksize=chunk)):
                 results[id(task)] = result

@@ -254,3 +254,40 @@ def test_real_analyzer_end_to_end(tmp_path: Path) -> None:
     assert result.internal_errors == []
     assert [(d.code, d.site.line) for d in result.diagnostics] == [("TFS101", 5)]
     assert Site  # the site type findings carry
+
+
+def test_a_failing_rule_contributes_no_partial_results(monkeypatch: pytest.MonkeyPatch, fake_analyzer) -> None:
+    modules = engine._rule_modules()
+    half = type(modules[0])("half")
+    half.RULE = modules[0].RULE
+
+    def check(trace):
+        yield from modules[0].check(trace)
+        raise KeyError("late")
+
+    half.check = check
+    monkeypatch.setattr(engine, "_rule_modules", lambda: (half, *modules[1:]))
+    result = check_source((TF_HEADER + "a  # event: already_exists\n").encode(), "h.py", settings())
+    assert result.diagnostics == [] and [e.rule for e in result.internal_errors] == ["TFS101"]
+
+
+def test_findings_placed_in_another_module(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A helper defined in lib.py and called from two scripts: the analyses of both scripts place
+    the same finding in lib.py; it is listed once, and the scripts' noqa comments do not touch it."""
+    import scopelint.analysis
+    from scopelint_fakes import fake_rule_modules
+
+    lib_site = Site(str(tmp_path / "lib.py"), 4, 9, 4, 30)
+
+    def analyze(source: str, path: str):
+        from scopelint.trace import Event
+
+        return Trace(path=path, events=[Event("already_exists", lib_site, "in the helper")])
+
+    monkeypatch.setattr(scopelint.analysis, "analyze_source", analyze)
+    modules = fake_rule_modules()
+    monkeypatch.setattr(engine, "_rule_modules", lambda: modules)
+    for name in ("a.py", "b.py"):
+        write(tmp_path / name, TF_HEADER + "helper()\n\n\nx = 1  # noqa\n")
+    result = run([str(tmp_path / "a.py"), str(tmp_path / "b.py")], settings(), jobs=1)
+    assert [(d.path, d.site.line, d.code) for d in result.diagnostics] == [(lib_site.path, 4, "TFS101")]
