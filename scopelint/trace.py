@@ -55,6 +55,7 @@ class VariableRecord:
     partition_of: str | None = None  # logical (checkpoint) name when this is a part of a partitioned variable
     scopes: tuple[str, ...] = ()  # enclosing var-scope chain with reuse modes, outermost first
     chain: tuple[Related, ...] = ()  # user call stack that led to the creation, outermost first
+    graph: int = 0  # which tf.Graph of the program (0 = the first default graph)
 
     @property
     def is_local(self) -> bool:
@@ -113,6 +114,12 @@ class Trace:
     uses_tensorflow: bool = True
     # False once something unmodelled may have created variables: "does not exist" is then unproven.
     complete: bool = True
+    # The graph that is the default one when the program ends (what a real run's
+    # `global_variables()` lists at the end).
+    final_graph: int = 0
+
+    def final_variables(self) -> list[VariableRecord]:
+        return [record for record in self.variables if record.graph == self.final_graph]
 
     def events_of(self, kind: str) -> list[Event]:
         return [event for event in self.events if event.kind == kind]

@@ -110,7 +110,10 @@ class Interpreter:
         self.module: ModuleContext | None = None
         self.extra_events: list[Event] = []
         self.tensorflow_seen = False
+        self.final_graph = 0
         self.current_callee = ""
+        # FunctionDefs with an unused `reuse` parameter, reported when they create variables.
+        self.unused_reuse_params: dict[int, cst.FunctionDef] = {}
         tfapi.install_devices(self.graph)
 
     # ------------------------------------------------------------------ sites
@@ -153,6 +156,7 @@ class Interpreter:
             self.graph.complete = False
         except RecursionError:
             self.graph.complete = False
+        self.final_graph = self.graphs.index(self.graph) if self.graph in self.graphs else 0
         self.run_unreached_functions(module, env)
 
     def run_unreached_functions(self, module: cst.Module, env: Env) -> None:
@@ -399,16 +403,9 @@ class Interpreter:
             return
         used = _NameUseFinder("reuse")
         node.body.visit(used)
-        if not used.found:
-            param = next(p for p in list(node.params.params) + list(node.params.kwonly_params)
-                         if p.name.value == "reuse")
-            if not _is_stub_body(node):
-                self.extra_events.append(Event(
-                    "reuse_param_ignored",
-                    self.site(param),
-                    f"function `{node.name.value}` takes `reuse` but never uses it: callers that pass "
-                    "reuse=True still create new variables",
-                ))
+        if not used.found and not _is_stub_body(node):
+            # Reported only once a run of the function is seen creating variables (call_user).
+            self.unused_reuse_params[id(node)] = node
 
     def call_user(self, function: UserFunction, args: list[Any], kwargs: dict[str, Any],
                   call_node: cst.CSTNode, receiver: Any = None, unknown_args: bool = False) -> Any:
@@ -456,6 +453,7 @@ class Interpreter:
         key = function.name
         self.call_counts[key] = self.call_counts.get(key, 0) + 1
         self.frames.append(Frame(function.name, self.site(call_node), self.call_counts[key]))
+        records_before = len(self.graph.records)
         try:
             if function.opaque:
                 with self.speculative() as spec:
@@ -466,7 +464,20 @@ class Interpreter:
             return returned.value
         finally:
             self.frames.pop()
+            if len(self.graph.records) > records_before and id(node) in self.unused_reuse_params:
+                self.report_unused_reuse(self.unused_reuse_params.pop(id(node)))
         return None
+
+    def report_unused_reuse(self, node: cst.FunctionDef) -> None:
+        """TFS106: the function builds variables, takes `reuse`, and never reads it."""
+        param = next(p for p in list(node.params.params) + list(node.params.kwonly_params)
+                     if p.name.value == "reuse")
+        self.extra_events.append(Event(
+            "reuse_param_ignored",
+            self.site(param),
+            f"function `{node.name.value}` creates variables and takes `reuse` but never uses it: "
+            "callers that pass reuse=True still create new variables",
+        ))
 
     def call_value(self, callee: Any, args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
         self.tick()
@@ -1224,12 +1235,15 @@ def interpret_module(source: str, path: str) -> Trace:
     interp = Interpreter(path)
     interp.run_module(wrapper.module, wrapper)
     trace = Trace(path)
-    for graph in interp.graphs:
+    for index, graph in enumerate(interp.graphs):
+        for record in graph.records:
+            record.graph = index
         trace.variables.extend(graph.records)
         trace.events.extend(graph.events)
         trace.complete = trace.complete and graph.complete
     trace.events.extend(interp.extra_events)
     trace.uses_tensorflow = interp.tensorflow_seen
+    trace.final_graph = interp.final_graph
     return trace
 
 

@@ -1008,6 +1008,7 @@ def build_tf_layer(interp: "Interpreter", layer: LayerObject, inputs: Any, node:
         graph.complete = False
     first_call = layer.scope is None
     if first_call:
+        graph.note_name_scope_ignored(f"{layer.name or base}/...", where, what=f"tf.layers.{base}")
         # `_set_scope`: the scope is fixed at the first call.
         if functional and layer.name is not None:
             frame = graph.enter_variable_scope(layer.name, where, reuse=functional_reuse, auxiliary_name_scope=False)
@@ -1022,12 +1023,7 @@ def build_tf_layer(interp: "Interpreter", layer: LayerObject, inputs: Any, node:
             frame = graph.enter_variable_scope(layer.scope, where, reuse=functional_reuse, auxiliary_name_scope=False)
         layer.scope = frame.scope
         if functional and layer.name is None and frame.scope.reuse is Reuse.AUTO:
-            previous = graph.note_site("auto-named layer", where.site)
-            parent = frame.previous_scope.name
-            if previous and not any(frame.scope.name == r.store_key.rsplit("/", 1)[0] for r in graph.records
-                                    if r.store_key and r.site == where.site and r is not None) is False:
-                pass
-            _note_auto_named_duplicate(graph, layer, where, parent)
+            _note_auto_named_duplicate(graph, layer, where, frame.previous_scope.name)
         if functional and layer.name is not None and frame.scope.reuse is Reuse.AUTO:
             _note_named_sharing(graph, layer, where)
     else:

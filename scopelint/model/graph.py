@@ -287,12 +287,14 @@ class GraphModel:
         return [self.root] + [frame.scope for kind, frame in self.constructs if kind == "var"]
 
     def reuse_variables(self, scope: VarScope, where: Where) -> None:
-        if scope.is_root or scope not in self.active_scopes():
-            where_text = "the root variable scope" if scope.is_root else f"scope '{scope.name}' outside its with block"
+        # A captured scope object set to reuse outside its block is a deliberate idiom (later
+        # re-entries by object reuse); only the root scope is sticky for the rest of the graph.
+        if scope.is_root and scope.name != UNKNOWN_PART:
             self._event(
                 "sticky_reuse",
-                f"reuse_variables() on {where_text}: it stays in reuse mode for the rest of the graph, "
-                "and every later new get_variable under it fails",
+                "reuse_variables() on the root variable scope: the whole graph stays in reuse mode, "
+                "and every later new get_variable fails (optimizer slots included). Open a "
+                "variable_scope and call reuse_variables() inside it",
                 where,
             )
         scope.reuse = Reuse.TRUE if self.certain_now or scope.reuse is Reuse.TRUE else Reuse.UNKNOWN
@@ -446,7 +448,7 @@ class GraphModel:
                 "variable_scope('') inside a scope",
                 where, certain=certain_scope,
             )
-        self._note_name_scope_ignored(key, where)
+        self.note_name_scope_ignored(key, where)
         record = VariableRecord(
             name=graph_name,
             store_key=key,
@@ -603,17 +605,17 @@ class GraphModel:
                 return (Related(frame.site, f"reuse=True comes from the scope '{frame.scope.name}' entered here"),)
         return ()
 
-    def _note_name_scope_ignored(self, key: str, where: Where) -> None:
-        """get_variable directly inside a user name_scope while the var scope is the root."""
+    def note_name_scope_ignored(self, key: str, where: Where, what: str = "get_variable") -> None:
+        """get_variable (or a tf.layers call) directly inside a user name_scope at the root var scope."""
         if not self.constructs or self.constructs[-1][0] != "name":
             return
         frame = self.constructs[-1][1]
-        if self.var_scope.name or not frame.name:
+        if self.var_scope.name or not frame.name or self.speculative:
             return
         self._event(
             "name_scope_ignored",
-            f"get_variable ignores name_scope '{frame.name.rstrip('/')}': the variable is '{key}', "
-            f"not '{frame.name}{key}'. Use variable_scope to prefix it",
+            f"{what} ignores name_scope '{frame.name.rstrip('/')}': the variables are '{key}', "
+            f"not '{frame.name}{key}'. Use variable_scope to prefix them",
             where,
             related=(Related(frame.site, "name_scope opened here"),),
         )

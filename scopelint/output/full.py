@@ -4,7 +4,7 @@
        |
     12 |     w = tf.get_variable("w", [3])
        |         ^^^^^^^^^^^^^^^^^^^^^^^^^
-       = note: first created at line 9
+       = note: first created here (line 9)
 """
 from __future__ import annotations
 
@@ -49,12 +49,13 @@ def _snippet(diagnostic: Diagnostic, lines: tuple[str, ...]) -> list[Text]:
 
 
 def related_note(related: Related, diagnostic_path: str) -> str:
-    """`first created at line 9`, or `... at other.py:9:5` for another file."""
+    """`first created here (line 9)`, or `... (other.py:9:5)` for another file: the place goes in
+    parentheses so that any wording of the note ("here", "entered here", "second call") reads well."""
     if related.site is None:
         return related.note
     if related.site.path == diagnostic_path:
-        return f"{related.note} at line {related.site.line}"
-    return f"{related.note} at {related.site.path}:{related.site.line}:{related.site.column}"
+        return f"{related.note} (line {related.site.line})"
+    return f"{related.note} ({related.site.path}:{related.site.line}:{related.site.column})"
 
 
 def format_full(run: RunResult, options: FormatOptions) -> Text:
