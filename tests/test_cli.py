@@ -50,7 +50,7 @@ def test_findings_exit_1_in_full_format(project: Path, fake_analyzer, capsys) ->
     assert code == 1 and err == ""
     assert out.splitlines()[0] == "model.py:2:1: TFS101 [variable-already-exists] already_exists here"
     assert "2 | w = 1  # event: already_exists related=2" in out
-    assert "  = note: first created at line 2" in out
+    assert "  = note: first created (line 2)" in out
     assert out.endswith("\n\nFound 3 errors.\n")
 
 
@@ -186,7 +186,7 @@ def test_no_show_source(project: Path, fake_analyzer, capsys) -> None:
     _, out, _ = check(capsys, "--no-show-source", "model.py")
     assert out == (
         "model.py:2:1: TFS101 [variable-already-exists] already_exists here\n"
-        "  = note: first created at line 2\n"
+        "  = note: first created (line 2)\n"
         "model.py:3:1: TFS201 [variable-ignores-reuse] variable_ignores_reuse here\n"
         "Found 2 errors.\n"
     )
@@ -309,3 +309,31 @@ def test_normal_install_provides_scopelint_rules(tmp_path: Path) -> None:
     assert lines[2] == "unused-noqa"
     script = subprocess.run([str(environment / "bin" / "scopelint"), "rules"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert script.returncode == 0 and "TFS900  unused-noqa" in script.stdout
+
+
+def test_module_end_to_end_with_the_real_analyzer(tmp_path: Path) -> None:
+    pytest.importorskip("scopelint.analysis.interpreter")
+    (tmp_path / "model.py").write_text(
+        "import tensorflow.compat.v1 as tf\n"
+        "\n"
+        "def encoder(x):\n"
+        "    with tf.variable_scope('enc'):\n"
+        "        return tf.get_variable('w', shape=[4, 4])\n"
+        "\n"
+        "encoder(1)\n"
+        "encoder(2)  # noqa: TFS201\n"
+    )
+    (tmp_path / "shared.py").write_text(
+        "import tensorflow.compat.v1 as tf\n"
+        "\n"
+        "with tf.variable_scope('enc', reuse=tf.AUTO_REUSE):\n"
+        "    w = tf.get_variable('w', shape=[4, 4])\n"
+    )
+    found = run_module("check", "--isolated", "--output-format", "json", "--show-unused-noqa", ".", cwd=tmp_path)
+    assert found.returncode == 1, found.stderr
+    assert [(Path(f["filename"]).name, f["code"], f["location"]["row"]) for f in json.loads(found.stdout)] == [
+        ("model.py", "TFS101", 5),
+        ("model.py", "TFS900", 8),
+    ]
+    clean = run_module("check", "--isolated", "shared.py", cwd=tmp_path)
+    assert (clean.returncode, clean.stdout, clean.stderr) == (0, "All checks passed!\n", "")

@@ -56,8 +56,8 @@ def test_full_format() -> None:
         "  |",
         "3 | \tw = tf.get_variable('w', [1])",
         "  | \t    ^^^^^^^^^^^^^^^^^^^^^^^^",  # the tab is kept so the carets line up
-        "  = note: first created at line 1",
-        "  = note: also used at pkg/other.py:7:5",
+        "  = note: first created (line 1)",
+        "  = note: also used (pkg/other.py:7:5)",
         "  = note: the scope is re-entered",
         "",
         "pkg/m.py:4:9: TFS201 [variable-ignores-reuse] TFS201 message",
@@ -73,7 +73,7 @@ def test_full_format_without_source() -> None:
     assert text.splitlines()[:3] == [
         "a.py:1:1: TFS000 [parse-error] TFS000 message",
         "pkg/m.py:3:6: TFS101 [variable-already-exists] TFS101 message",
-        "  = note: first created at line 1",
+        "  = note: first created (line 1)",
     ]
     assert "|" not in text
 
