@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
+
+from scopelint.analysis.positions import Positions
 
 from scopelint.analysis import ParseFailure
 from scopelint.analysis.values import (
@@ -33,7 +35,8 @@ from scopelint.trace import Event, Related, Site, Trace
 
 MAX_CALL_DEPTH = 24
 MAX_LOOP_ITERATIONS = 256
-MAX_STEPS = 300_000  # statements and calls per module, so pathological files stay bounded
+MAX_STEPS = 60_000  # statements and calls per entry point, so pathological files stay bounded
+MAX_TOTAL_STEPS = 400_000  # for the whole module, all entry points together
 
 # Decorators that do not change what a call does to the graph.
 TRANSPARENT_DECORATORS = frozenset(
@@ -107,6 +110,7 @@ class Interpreter:
         self.frames: list[Frame] = []
         self.call_counts: dict[str, int] = {}
         self.steps = 0
+        self.total_steps = 0
         self.module: ModuleContext | None = None
         self.extra_events: list[Event] = []
         self.tensorflow_seen = False
@@ -134,7 +138,8 @@ class Interpreter:
 
     def tick(self) -> None:
         self.steps += 1
-        if self.steps > MAX_STEPS:
+        self.total_steps += 1
+        if self.steps > MAX_STEPS or self.total_steps > MAX_TOTAL_STEPS:
             raise _Budget()
 
     # ------------------------------------------------------------------ speculative execution
@@ -142,10 +147,10 @@ class Interpreter:
         return _Speculative(self)
 
     # ------------------------------------------------------------------ module
-    def run_module(self, module: cst.Module, wrapper: MetadataWrapper) -> None:
+    def run_module(self, module: cst.Module, positions: Positions) -> None:
         env = Env()
         env.vars.update({"__name__": "__main__", "__file__": self.path})
-        self.module = ModuleContext(self.path, wrapper.resolve(PositionProvider), env)
+        self.module = ModuleContext(self.path, positions, env)
         try:
             self.exec_block(module.body, env)
         except ModelRaise:
@@ -304,7 +309,8 @@ class Interpreter:
                     self.assign(node.target, UNKNOWN, e)
                     self.exec_block(node.body, e)
 
-                spec.branch(env, body)
+                # Once is enough: what a later iteration could prove is uncertain anyway, and
+                # running nested unknown loops twice each would be exponential.
                 spec.branch(env, body)
             return
         broke = False
@@ -325,7 +331,6 @@ class Interpreter:
         if condition is False:
             return
         with self.speculative() as spec:
-            spec.branch(env, lambda e: self.exec_block(node.body, e))
             spec.branch(env, lambda e: self.exec_block(node.body, e))
 
     def exec_try(self, node: cst.Try, env: Env) -> None:
@@ -649,11 +654,12 @@ class Interpreter:
                 if truth is False:
                     return left
                 right = self.eval(node.right, env)
-                return right if truth is True else (UNKNOWN if self.truth(right) is not False else False)
+                return right if truth is True else UNKNOWN
             if truth is True:
                 return left
             right = self.eval(node.right, env)
-            return right if truth is False else (UNKNOWN if self.truth(right) is not True else True)
+            # With an unknown left operand the result is either operand: unknown.
+            return right if truth is False else UNKNOWN
         if isinstance(node, cst.Comparison):
             return self.eval_comparison(node, env)
         if isinstance(node, cst.IfExp):
@@ -1053,6 +1059,10 @@ class _Speculative:
         self.interp.graph.speculative -= 1
         if self.env is None or self.base is None:
             return
+        if not self.outcomes:  # the branch was cut short (step budget): restore what we had
+            self.env.vars.clear()
+            self.env.vars.update(self.base)
+            return
         joined: dict[str, Any] = {}
         names = set(self.base)
         for outcome in self.outcomes:
@@ -1231,9 +1241,8 @@ def parse_module(source: str, path: str) -> cst.Module:
 
 def interpret_module(source: str, path: str) -> Trace:
     module = parse_module(source, path)
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     interp = Interpreter(path)
-    interp.run_module(wrapper.module, wrapper)
+    interp.run_module(module, Positions(module, source))
     trace = Trace(path)
     for index, graph in enumerate(interp.graphs):
         for record in graph.records:
