@@ -117,7 +117,7 @@ def test_certain_variables_are_tensorflow_variables(path: Path, oracle_observati
     """(c)."""
     trace = predicted_trace(path)
     observed = oracle_observations[path].variables
-    predicted = _in_observed_order(list(trace.variables))
+    predicted = _in_observed_order(trace.final_variables())
     certain = [record for record in predicted if record.certain]
     report = f"{path.name}:\n{_variables_report(predicted, observed)}"
 
