@@ -84,6 +84,7 @@ _QUOTED_KEY = re.compile(
     r"|^PartitionedVariable (?P<b>\S+) does not exist"
     r"|^Trying to (?:share|reuse partitioned) variable (?P<c>[^,\s]+),"
     r"|^Variable (?P<d>\S+) did not get an initializer"
+    r"|partitioned version of the variable was found: (?P<e>\S+?)\.\s"
 )
 
 
