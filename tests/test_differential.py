@@ -7,7 +7,8 @@ For every corpus fixture:
 (c) the variables the trace marks certain are TensorFlow's variables, in TensorFlow's order (all
     of them, when everything is certain and the trace complete), with TensorFlow's shapes where
     the predicted shape is fully known;
-(d) the fixture's `# expect:` annotations are exactly the (code, line) pairs scopelint reports.
+(d) the fixture's `# expect:` annotations are exactly the (code, line) pairs scopelint reports;
+(e) the predicted device of every certain variable is TensorFlow's `v.device`.
 """
 from __future__ import annotations
 
@@ -107,9 +108,15 @@ def _variables_report(predicted: list[VariableRecord], observed: list[ObservedVa
 
 
 def _in_observed_order(records: list[VariableRecord]) -> list[VariableRecord]:
-    """The oracle lists global variables first, then the others: sort the prediction alike."""
-    global_first = [record for record in records if "variables" in record.collections]
-    return global_first + [record for record in records if "variables" not in record.collections]
+    """The oracle lists global variables, then local ones, then any others (each group in creation
+    order, see oracle._variables_of): sort the prediction alike."""
+
+    def group(record: VariableRecord) -> int:
+        if "variables" in record.collections:
+            return 0
+        return 1 if "local_variables" in record.collections else 2
+
+    return sorted(records, key=group)  # stable: creation order within each group
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=fixture_id)
@@ -142,6 +149,21 @@ def test_certain_variables_are_tensorflow_variables(path: Path, oracle_observati
         if record.shape is not None and all(dim is not None for dim in record.shape):
             if tuple(record.shape) != real.shape:
                 pytest.fail(f"{record.name}: predicted shape {record.shape}, TensorFlow {real.shape}\n{report}")
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=fixture_id)
+def test_certain_devices_are_tensorflow_devices(path: Path, oracle_observations: dict[Path, Observation]) -> None:
+    """(e) every certain variable of the final graph whose device is predicted (not None) has
+    TensorFlow's `v.device`, "" included.  Variables missing from TensorFlow's list are (c)'s concern."""
+    observed = {variable.name: variable.device for variable in oracle_observations[path].variables}
+    wrong = [
+        f"    {record.name} (line {record.site.line}): predicted {record.device!r}, TensorFlow {observed[record.name]!r}"
+        for record in predicted_trace(path).final_variables()
+        if record.certain and record.device is not None and record.name in observed
+        and record.device != observed[record.name]
+    ]
+    if wrong:
+        pytest.fail(f"{path.name}: devices differ\n" + "\n".join(wrong))
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=fixture_id)

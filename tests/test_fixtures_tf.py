@@ -173,4 +173,4 @@ def test_oracle_isolates_fixtures_and_reports_innermost_line(tmp_path: Path) -> 
 def test_oracle_kills_a_hanging_child(tmp_path: Path) -> None:
     hanging = _write(tmp_path, "hangs.py", "import time\nimport tensorflow\ntime.sleep(120)\n")
     with pytest.raises(OracleFailure, match="timed out"):
-        observe([hanging], cache_dir=tmp_path / "cache", timeout=8)
+        observe([hanging], cache_dir=tmp_path / "cache", timeout=5)
