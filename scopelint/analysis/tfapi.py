@@ -33,6 +33,7 @@ from scopelint.analysis.values import (
 )
 from scopelint.model import devices as devmodel
 from scopelint.model import layers as layerlib
+from scopelint.model import optimizers as optlib
 from scopelint.model import rnn as rnnlib
 from scopelint.model import varspec
 from scopelint.model.cluster import ClusterValue
@@ -1368,17 +1369,15 @@ def call_template(interp: "Interpreter", template: TemplateValue, args: list[Any
 # ---------------------------------------------------------------------------------------------
 # Optimizers, global step, moving averages
 
-_OPTIMIZERS = {
-    "GradientDescentOptimizer": (), "MomentumOptimizer": ("Momentum",), "AdamOptimizer": ("Adam", "Adam_1"),
-    "AdagradOptimizer": ("Adagrad",), "RMSPropOptimizer": ("RMSProp", "RMSProp_1"),
-    "AdadeltaOptimizer": ("Adadelta", "Adadelta_1"),
-}
+_OPTIMIZERS = tuple(name for name in optlib.OPTIMIZER_POSITIONAL if name.endswith("Optimizer"))
 
 
 @handles(*[f"tf.train.{name}" for name in _OPTIMIZERS])
 def _optimizer(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
-    path = _callee_path(node, interp)
-    return OptimizerValue(canonical(path).split(".")[-1], dict(kwargs), interp.site(node))
+    class_name = canonical(_callee_path(node, interp)).split(".")[-1]
+    config = dict(zip(optlib.OPTIMIZER_POSITIONAL.get(class_name, ()), args))
+    config.update(kwargs)
+    return OptimizerValue(class_name, config, interp.site(node))
 
 
 def _trainable_variables(graph: GraphModel) -> list[VariableRecord]:
@@ -1467,20 +1466,27 @@ def _records_of(value: Any) -> list[VariableRecord] | None:
 
 def create_slots(interp: "Interpreter", optimizer: OptimizerValue, records: list[VariableRecord],
                  node: cst.CSTNode) -> None:
+    """The optimizer's first apply: non-slot variables once per graph, then each primary's slots."""
     graph = interp.graph
     where = interp.where(node)
-    slots = _OPTIMIZERS.get(optimizer.class_name)
-    if slots is None or not records:
+    table = optlib.optimizer_slots(optimizer.class_name, lib_config(optimizer.config))
+    if table is None:
+        graph.complete = False
         return
-    if optimizer.class_name == "AdamOptimizer" and id(graph) not in optimizer.non_slot_done:
+    if not records:
+        return
+    if table.non_slot and id(graph) not in optimizer.non_slot_done:
         optimizer.non_slot_done.add(id(graph))
-        first = min(records, key=lambda r: r.name)
-        for power in ("beta1_power", "beta2_power"):
-            graph.create_variable(power, where, shape=(), dtype=first.dtype, trainable=False,
-                                  kind="optimizer", colocate_with=first.device)
+        if table.non_slot_scope is not None:
+            graph.complete = False  # store variables in the optimizer's own scope: not modelled
+        else:
+            first = min(records, key=lambda r: r.name)
+            for spec in table.non_slot:
+                graph.create_variable(spec.name, where, shape=spec.shape, dtype=spec.dtype or first.dtype,
+                                      trainable=False, kind="optimizer", colocate_with=first.device)
     for record in records:
-        for slot in slots:
-            create_slot(graph, record, slot.split("_")[0], where, "slot")
+        for slot in table.slot_scope_names:
+            create_slot(graph, record, slot, where, "slot")
 
 
 def create_slot(graph: GraphModel, primary: VariableRecord, slot_name: str, where: Where, kind: str) -> Any:
@@ -1562,3 +1568,7 @@ def _unused(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node
 
 def getattr_tf(interp: "Interpreter", owner: Any, name: str, node: cst.CSTNode) -> Any:
     return getattr_value(interp, owner, name, node)
+
+
+# Device-setter and session facts for the TFS4xx rules (registers into HANDLERS).
+from scopelint.analysis import tfapi_devices  # noqa: E402,F401
