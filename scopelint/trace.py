@@ -99,9 +99,15 @@ EVENT_KINDS: dict[str, str] = {
     "scope_prefix_repeated": "a variable or scope name that repeats the enclosing scope path",
     "empty_name_segment": "a name with an empty segment, giving a//w",
     "case_only_clash": "names differing only by case; the graph renames one",
+    "device_setter_unused": "a replica_device_setter whose result never reaches device(...)",
+    "device_setter_bad_argument": "an argument replica_device_setter does not take (TypeError)",
+    "device_setter_returns_none": "a replica_device_setter that returns None, so device(None) clears outer devices",
+    "local_session_for_cluster_graph": "a Session without target for a graph with variables on a /job:",
+    "device_function_in_tf2_device": "a device function given to TensorFlow 2's tf.device (RuntimeError)",
 }
 
-RAISING_KINDS = frozenset({"already_exists", "does_not_exist", "shared_mismatch", "invalid_arguments"})
+RAISING_KINDS = frozenset({"already_exists", "does_not_exist", "shared_mismatch", "invalid_arguments",
+                           "device_setter_bad_argument", "device_function_in_tf2_device"})
 
 
 @dataclass

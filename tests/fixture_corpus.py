@@ -1,6 +1,6 @@
 """The fixture corpus: where the fixtures are and what their `# expect:` comments say.
 
-A fixture is a small TF1 program under `tests/fixtures/rules/` or `tests/fixtures/patterns/`.
+A fixture is a small TF1 program under `tests/fixtures/rules/`, `tests/fixtures/patterns/` or `tests/fixtures/devices/`.
 `# expect: TFS101` (or `# expect: TFS101, TFS301`) on a line means scopelint must report that code
 on that line; a fixture without any `# expect:` comment must produce no finding at all.
 """
@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 FIXTURES_DIR = Path(__file__).resolve().parent / "fixtures"
-FIXTURE_GROUPS = ("rules", "patterns")
+FIXTURE_GROUPS = ("rules", "patterns", "devices")
 
 # Codes for which TensorFlow itself raises at graph-build time, and how to recognise its message.
-RAISING_CODES = ("TFS101", "TFS102", "TFS103", "TFS107")
+RAISING_CODES = ("TFS101", "TFS102", "TFS103", "TFS107", "TFS402", "TFS407")
 
 _EXPECT_COMMENT = re.compile(r"#\s*expect:\s*(?P<codes>TFS\d{3}(?:\s*,\s*TFS\d{3})*)\s*(?:#.*)?$")
 _SESSION_MARKER = re.compile(r"#\s*oracle:\s*session\b")
@@ -76,6 +76,10 @@ def raising_family(code: str, error_type: str, message: str) -> bool:
         return error_type in ("TypeError", "ValueError") and not any(
             raising_family(other, error_type, message) for other in ("TFS101", "TFS102", "TFS103")
         )
+    if code == "TFS402":
+        return error_type == "TypeError" and message.startswith("replica_device_setter()")
+    if code == "TFS407":
+        return error_type == "RuntimeError" and "tf.device does not support functions" in message
     raise ValueError(f"{code} is not a raising code")
 
 

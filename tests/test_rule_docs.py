@@ -51,6 +51,11 @@ EVENT_KIND_OF: dict[str, str] = {
     "TFS302": "scope_prefix_repeated",
     "TFS303": "empty_name_segment",
     "TFS304": "case_only_clash",
+    "TFS401": "device_setter_unused",
+    "TFS402": "device_setter_bad_argument",
+    "TFS404": "device_setter_returns_none",
+    "TFS405": "local_session_for_cluster_graph",
+    "TFS407": "device_function_in_tf2_device",
 }
 # Rules whose documentation this file holds to the full contract (examples run and analysed).
 DOCUMENTED_CODES = ("TFS000", *EVENT_KIND_OF)
@@ -62,6 +67,8 @@ RAISES: dict[str, tuple[tuple[str, ...], str]] = {
     "TFS102": (("ValueError",), "does not exist, or was not created with tf.get_variable()"),
     "TFS103": (("ValueError",), "Trying to share variable"),
     "TFS107": (("TypeError", "ValueError"), "reuse=True cannot be used without a name_or_scope"),
+    "TFS402": (("TypeError",), "got an unexpected keyword argument 'task_index'"),
+    "TFS407": (("RuntimeError",), "tf.device does not support functions."),
 }
 SILENT_CODES = tuple(code for code in DOCUMENTED_CODES if code not in RAISES)
 

@@ -163,6 +163,7 @@ class Interpreter:
             self.graph.complete = False
         self.final_graph = self.graphs.index(self.graph) if self.graph in self.graphs else 0
         self.run_unreached_functions(module, env)
+        self.tfapi.tfapi_devices.finish_module(self, module)  # setters never used (TFS401)
 
     def run_unreached_functions(self, module: cst.Module, env: Env) -> None:
         """Functions never called by the module run once each, alone, with unknown arguments.

@@ -1,0 +1,45 @@
+"""TFS404 device-setter-returns-none: the rule's documentation and its check."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from scopelint.diagnostics import Diagnostic, RuleInfo
+from scopelint.trace import Trace
+
+from ._common import report_events
+
+RULE = RuleInfo(
+    code="TFS404",
+    name="device-setter-returns-none",
+    severity="warning",
+    summary="replica_device_setter returns None (no ps job, or ps_tasks 0): device(None) clears outer devices.",
+    rationale=(
+        'With a cluster that has no job named after ps_device (\'ps\' by default), or with no cluster and\n'
+        'ps_tasks=0 (a call with no arguments), replica_device_setter returns None. `device(None)` does not\n'
+        'fail: it drops every enclosing device scope, so the variables land on no ps at all and even an\n'
+        'outer worker device is lost.\n'
+        'Fix: list the ps job in the cluster (or pass ps_tasks), or match ps_device to its job name.'
+    ),
+    bad="""\
+import tensorflow.compat.v1 as tf
+
+cluster = {"worker": ["localhost:2222"]}
+with tf.device("/job:worker/task:0"):
+    with tf.device(tf.train.replica_device_setter(cluster=cluster)):  # error: TFS404
+        w = tf.get_variable("w", [4])
+print(repr(w.device))  # prints: ''
+""",
+    good="""\
+import tensorflow.compat.v1 as tf
+
+cluster = {"ps": ["localhost:2223"], "worker": ["localhost:2222"]}
+with tf.device("/job:worker/task:0"):
+    with tf.device(tf.train.replica_device_setter(cluster=cluster)):
+        w = tf.get_variable("w", [4])
+print(repr(w.device))  # prints: '/job:ps/task:0'
+""",
+)
+
+
+def check(trace: Trace) -> Iterable[Diagnostic]:
+    return report_events(trace, RULE, "device_setter_returns_none")

@@ -1,0 +1,388 @@
+"""Device-setter and session facts for the TFS4xx rules.
+
+Wraps the device handlers of `tfapi` (replica_device_setter, device, Session) to record what the
+distributed rules need, and registers the wrappers into `tfapi.HANDLERS`:
+
+- TFS402: an argument `replica_device_setter` does not take (TypeError at graph build);
+- TFS404: a setter that is certainly None (no ps job in a literal cluster, or ps_tasks 0);
+- TFS405: a local `Session()` for a graph that already holds variables placed on a `/job:`;
+- TFS407: `tf.device(fn)` where `tf` is TensorFlow 2's namespace (RuntimeError at graph build);
+- TFS401: a setter whose result is discarded or bound to a name never read, reported by
+  `finish_module` when the module has run.
+
+Imported at the bottom of tfapi.py, so the handlers it wraps are already registered.
+"""
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from scopelint.analysis import tfapi
+from scopelint.analysis.values import GraphValue, PartialStr, UserFunction
+from scopelint.model import devices as devmodel
+from scopelint.model.cluster import ClusterValue
+from scopelint.model.graph import Where
+from scopelint.trace import UNKNOWN_PART, Event, Related, Site
+
+if TYPE_CHECKING:
+    from scopelint.analysis.interpreter import Interpreter
+
+SETTER_PARAMETERS = ("ps_tasks", "ps_device", "worker_device", "merge_devices", "cluster", "ps_ops", "ps_strategy")
+# Jobs a plain local Session has: only `localhost` (tf1-semantics 5.3).
+LOCAL_JOBS = frozenset({"localhost"})
+
+
+@dataclass
+class SetterCreation:
+    """One execution of a `replica_device_setter(...)` call."""
+
+    call: cst.Call
+    where: Where
+    certain: bool  # created on a path that certainly runs
+    value: Any  # the ReplicaDeviceSetter, None, or UNKNOWN
+
+
+@dataclass
+class DeviceFacts:
+    """What one interpreter run learnt about setters (kept per Interpreter)."""
+
+    setters: list[SetterCreation] = field(default_factory=list)
+    pushed: list[Any] = field(default_factory=list)  # setter objects that reached device(...)
+    tf2_names: frozenset[str] | None = None  # computed once from the module's syntax
+
+
+_FACTS: "weakref.WeakKeyDictionary[Any, DeviceFacts]" = weakref.WeakKeyDictionary()
+
+
+def facts_of(interp: "Interpreter") -> DeviceFacts:
+    facts = _FACTS.get(interp)
+    if facts is None:
+        facts = DeviceFacts()
+        _FACTS[interp] = facts
+    return facts
+
+
+# ---------------------------------------------------------------------------------------------
+# replica_device_setter: TFS402, TFS404, and the creations TFS401 looks at
+
+_original_setter = tfapi.HANDLERS["tf.train.replica_device_setter"]
+
+
+@tfapi.handles("tf.train.replica_device_setter")
+def _setter(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    graph = interp.graph
+    where = interp.where(node)
+    unknown_keywords = [name for name in kwargs if name not in SETTER_PARAMETERS]
+    doubled = [name for name in SETTER_PARAMETERS[: len(args)] if name in kwargs]
+    if unknown_keywords:
+        hint = (" The worker's task goes into worker_device, e.g. worker_device='/job:worker/task:%d' % task_index"
+                if "task_index" in unknown_keywords else "")
+        graph._event("device_setter_bad_argument",
+                     f"replica_device_setter() got an unexpected keyword argument '{unknown_keywords[0]}'.{hint}",
+                     where, raises=True, error="TypeError", argument=unknown_keywords[0])
+    elif len(args) > len(SETTER_PARAMETERS):
+        graph._event("device_setter_bad_argument",
+                     f"replica_device_setter() takes from 0 to {len(SETTER_PARAMETERS)} positional arguments "
+                     f"but {len(args)} were given", where, raises=True, error="TypeError")
+    elif doubled:
+        graph._event("device_setter_bad_argument",
+                     f"replica_device_setter() got multiple values for argument '{doubled[0]}'",
+                     where, raises=True, error="TypeError", argument=doubled[0])
+    args, kwargs = _with_cluster_value(interp, args, kwargs, node)
+    value = _original_setter(interp, args, kwargs, node)
+    if value is None:
+        graph._event("device_setter_returns_none", _none_reason(args, kwargs), where)
+    if isinstance(node, cst.Call):
+        facts_of(interp).setters.append(SetterCreation(node, where, graph.certain_now, value))
+    return value
+
+
+def _with_cluster_value(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any],
+                        node: cst.CSTNode) -> tuple[list[Any], dict[str, Any]]:
+    """A literal dict `cluster=` means what `ClusterSpec(dict)` means (TensorFlow wraps it alike)."""
+    position = SETTER_PARAMETERS.index("cluster")
+    if isinstance(kwargs.get("cluster"), dict):
+        kwargs = {**kwargs, "cluster": _cluster_handler(interp, [kwargs["cluster"]], {}, node)}
+    elif len(args) > position and isinstance(args[position], dict):
+        args = [*args[:position], _cluster_handler(interp, [args[position]], {}, node), *args[position + 1:]]
+    return args, kwargs
+
+
+_cluster_handler = tfapi.HANDLERS["tf.train.ClusterSpec"]
+
+
+def _none_reason(args: list[Any], kwargs: dict[str, Any]) -> str:
+    bound = tfapi.bind(SETTER_PARAMETERS, args, kwargs)
+    cluster = bound.get("cluster")
+    lead = "replica_device_setter(...) returns None here"
+    tail = ("so `with device(None)` drops every enclosing device scope: what is created inside gets only "
+            "the devices of scopes opened inside it (often none at all)")
+    if isinstance(cluster, ClusterValue):
+        ps_device = bound.get("ps_device", "/job:ps")
+        job = devmodel.DeviceSpec.parse_or_none(ps_device).job if isinstance(ps_device, str) else None
+        jobs = ", ".join(sorted(cluster.jobs)) or "none"
+        return f"{lead}: the cluster has no job '{job}' (its jobs: {jobs}), {tail}"
+    return f"{lead}: ps_tasks is 0 and no cluster is given, {tail}"
+
+
+# ---------------------------------------------------------------------------------------------
+# device(...): pushes (TFS401) and device functions given to TF2's tf.device (TFS407)
+
+_original_device = tfapi.HANDLERS["tf.device"]
+
+
+@tfapi.handles("tf.device")
+def _device(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    argument = tfapi.bind(("device_name_or_function",), args, kwargs).get("device_name_or_function")
+    if isinstance(argument, devmodel.ReplicaDeviceSetter):
+        facts_of(interp).pushed.append(argument)
+    if isinstance(argument, (devmodel.ReplicaDeviceSetter, UserFunction)) and _is_tf2_device_call(interp, node):
+        interp.graph._event(
+            "device_function_in_tf2_device",
+            "tf.device does not support functions. (This `tf.device` is TensorFlow 2's; "
+            "use tf.compat.v1.device for a device function such as replica_device_setter)",
+            interp.where(node), raises=True, error="RuntimeError",
+        )
+    return _original_device(interp, args, kwargs, node)
+
+
+def _is_tf2_device_call(interp: "Interpreter", node: cst.CSTNode) -> bool:
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+            and isinstance(node.func.value, cst.Name) and node.func.attr.value == "device"):
+        return False
+    facts = facts_of(interp)
+    if facts.tf2_names is None:
+        facts.tf2_names = _tf2_names(_module_of(interp))
+    return node.func.value.value in facts.tf2_names
+
+
+def _module_of(interp: "Interpreter") -> cst.Module | None:
+    """The module being interpreted (the position table keeps it)."""
+    module = getattr(interp.module.positions, "module", None) if interp.module is not None else None
+    return module if isinstance(module, cst.Module) else None
+
+
+def _dotted(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        inner = _dotted(node.value)
+        return None if inner is None else f"{inner}.{node.attr.value}"
+    return None
+
+
+class _Bindings(cst.CSTVisitor):
+    """Every place a name is bound, and whether the file uses tf.compat.v1."""
+
+    def __init__(self) -> None:
+        self.bindings: dict[str, list[str]] = {}  # name -> how it is bound ("tensorflow", "other")
+        self.uses_compat_v1 = False
+        self.dotted: list[str] = []
+
+    def _bind(self, name: str, how: str) -> None:
+        self.bindings.setdefault(name, []).append(how)
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            module = _dotted(alias.name) or ""
+            if module.startswith("tensorflow.compat.v1") or module.startswith("tensorflow.compat.v2"):
+                self.uses_compat_v1 = self.uses_compat_v1 or module.startswith("tensorflow.compat.v1")
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self._bind(alias.asname.name.value, "tensorflow" if module == "tensorflow" else "other")
+            else:
+                self._bind(module.split(".")[0], "tensorflow" if module.split(".")[0] == "tensorflow" else "other")
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        module = _dotted(node.module) if node.module is not None else ""
+        module = module or ""
+        if isinstance(node.names, cst.ImportStar):
+            self._bind("*", "other")
+            return
+        for alias in node.names:
+            imported = _dotted(alias.name) or ""
+            if f"{module}.{imported}".startswith("tensorflow.compat.v1"):
+                self.uses_compat_v1 = True
+            target = alias.asname.name if alias.asname is not None else None
+            self._bind(target.value if isinstance(target, cst.Name) else imported.split(".")[0], "other")
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        text = _dotted(node)
+        if text is not None:
+            self.dotted.append(text)
+
+    def _targets(self, target: cst.BaseExpression) -> None:
+        for name in _names_in(target):
+            self._bind(name, "other")
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._targets(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._targets(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._targets(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._targets(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._targets(node.asname.name)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self._targets(node.name.name)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._bind(node.name.value, "other")
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._bind(node.name.value, "other")
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._bind(node.name.value, "other")
+
+    def visit_Global(self, node: cst.Global) -> None:
+        for item in node.names:
+            self._bind(item.name.value, "other")
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._targets(node.target)
+
+
+def _names_in(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _names_in(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _names_in(target.value)
+    return []
+
+
+def _tf2_names(module: cst.Module | None) -> frozenset[str]:
+    """Names bound only by `import tensorflow [as X]`, in a file that also uses tf.compat.v1 (which
+    proves TensorFlow 2).  Empty when either fact is not certain."""
+    if module is None:
+        return frozenset()
+    visitor = _Bindings()
+    module.visit(visitor)
+    if "*" in visitor.bindings:
+        return frozenset()
+    candidates = {name for name, hows in visitor.bindings.items() if hows == ["tensorflow"]}
+    uses_v1 = visitor.uses_compat_v1 or any(
+        text.split(".", 1)[0] in candidates and text.split(".", 1)[1:] and text.split(".", 1)[1].startswith("compat.v1")
+        for text in visitor.dotted
+    )
+    return frozenset(candidates) if uses_v1 else frozenset()
+
+
+# ---------------------------------------------------------------------------------------------
+# Sessions: TFS405
+
+_original_session = tfapi.HANDLERS["tf.Session"]
+
+
+def _session(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    bound = tfapi.bind(("target", "graph", "config"), args, kwargs)
+    target = bound.get("target", "")
+    graph_arg = bound.get("graph")
+    graph = interp.graph if graph_arg is None else (graph_arg.graph if isinstance(graph_arg, GraphValue) else None)
+    local = isinstance(target, str) and not isinstance(target, PartialStr) and target == ""
+    if local and graph is not None:
+        placed = next((record for record in graph.records if record.certain and _cluster_job(record.device)), None)
+        if placed is not None:
+            graph._event(
+                "local_session_for_cluster_graph",
+                f"this Session has no target, so it runs in-process where the only job is 'localhost'; "
+                f"'{placed.name}' is placed on {placed.device}, so running the graph raises "
+                "InvalidArgumentError (allow_soft_placement does not help). Pass the server's target, "
+                "e.g. tf.Session(server.target)",
+                interp.where(node),
+                related=(Related(placed.site, f"'{placed.name}' is placed on {placed.device} here"),),
+            )
+    return _original_session(interp, args, kwargs, node)
+
+
+for _path in ("tf.Session", "tf.InteractiveSession"):
+    tfapi.HANDLERS[_path] = _session
+
+
+def _cluster_job(device: str | None) -> str | None:
+    """The job a device names, when it is a known job other than the local one."""
+    if not device:
+        return None
+    spec = devmodel.DeviceSpec.parse_or_none(device)
+    if spec is None or spec.job is None or UNKNOWN_PART in spec.job or spec.job in LOCAL_JOBS:
+        return None
+    return spec.job
+
+
+# ---------------------------------------------------------------------------------------------
+# End of the module: TFS401
+
+
+def finish_module(interp: "Interpreter", module: cst.Module) -> None:
+    """Report setters whose result never reaches device(): discarded, or bound to a name that is
+    never read anywhere in the file (a syntactic proof that holds whatever the values were)."""
+    facts = _FACTS.get(interp)
+    if facts is None or not facts.setters:
+        return
+    usage = _SetterUsage()
+    module.visit(usage)
+    reported: set[Site] = set()
+    for creation in facts.setters:
+        site = creation.where.site
+        if site in reported or any(pushed is creation.value for pushed in facts.pushed):
+            continue
+        name = usage.assigned.get(id(creation.call))
+        discarded = id(creation.call) in usage.discarded
+        unread = name is not None and usage.reads.get(name, 0) == 0
+        if not (discarded or unread):
+            continue
+        if any(other.where.site == site and other.value is not creation.value
+               and any(pushed is other.value for pushed in facts.pushed) for other in facts.setters):
+            continue  # another run of the same call did reach device()
+        reported.add(site)
+        what = "its result is discarded" if discarded else f"'{name}' is never used"
+        interp.extra_events.append(Event(
+            "device_setter_unused",
+            site,
+            f"replica_device_setter(...) does nothing here: {what}. It only places variables when passed "
+            "to `with tf.compat.v1.device(...)`",
+            True,
+            creation.where.chain,
+        ))
+
+
+class _SetterUsage(cst.CSTVisitor):
+    """Calls whose value is discarded or assigned to one plain name, and how often each name is read."""
+
+    def __init__(self) -> None:
+        self.discarded: set[int] = set()
+        self.assigned: dict[int, str] = {}
+        self.reads: dict[str, int] = {}
+        self._targets: set[int] = set()
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        if isinstance(node.value, cst.Call):
+            self.discarded.add(id(node.value))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._targets.add(id(target.target))
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(node.value, cst.Call):
+            self.assigned[id(node.value)] = node.targets[0].target.value
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self._targets:
+            # Any other occurrence (a read, a global statement, a parameter) counts as a use.
+            self.reads[node.value] = self.reads.get(node.value, 0) + 1
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)  # the attribute name itself (`x.setter`) is not a read of `setter`
+        return False
