@@ -1572,7 +1572,3 @@ def getattr_tf(interp: "Interpreter", owner: Any, name: str, node: cst.CSTNode) 
 
 # Device-setter and session facts for the TFS4xx rules (registers into HANDLERS).
 from scopelint.analysis import tfapi_devices  # noqa: E402,F401
-
-
-# Device-setter and session facts for the TFS4xx rules (registers into HANDLERS).
-from scopelint.analysis import tfapi_devices  # noqa: E402,F401
