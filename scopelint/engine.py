@@ -391,8 +391,10 @@ def run(
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
         with ProcessPoolExecutor(max_workers=min(workers, len(file_tasks)), mp_context=context) as executor:
-            chunk = max(1, len(file_tasks) // (workers * 4))
-            for task, result in zip(file_tasks, executor.map(partial(check_task, settings=settings), file_tasks, chunksize=chunk)):
+            # One file per task: analysis time varies by orders of magnitude between files, so
+            # batches would leave a worker idle while another finishes a batch of large files.
+            checked = executor.map(partial(check_task, settings=settings), file_tasks)
+            for task, result in zip(file_tasks, checked):
                 results[id(task)] = result
     for task in tasks:
         if id(task) not in results:
