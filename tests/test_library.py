@@ -245,6 +245,9 @@ def test_optimizer_unknowns() -> None:
 
 
 def test_unknown_is_one_sentinel() -> None:
-    from scopelint.model.varspec import _Unknown
+    from scopelint.analysis.values import UNKNOWN as ANALYSIS_UNKNOWN
+    from scopelint.model.devices import UNKNOWN as DEVICES_UNKNOWN
+    from scopelint.model.unknown import UnknownType
 
-    assert _Unknown() is UNKNOWN and repr(UNKNOWN) == "UNKNOWN"
+    assert UnknownType() is UNKNOWN and repr(UNKNOWN) == "UNKNOWN"
+    assert ANALYSIS_UNKNOWN is UNKNOWN and DEVICES_UNKNOWN is UNKNOWN

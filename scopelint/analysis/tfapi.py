@@ -35,7 +35,6 @@ from scopelint.model import devices as devmodel
 from scopelint.model import layers as layerlib
 from scopelint.model import optimizers as optlib
 from scopelint.model import rnn as rnnlib
-from scopelint.model import varspec
 from scopelint.model.cluster import ClusterValue
 from scopelint.model.graph import GraphModel, Initializer, ModelRaise, PartitionedEntry, Where
 from scopelint.model.partitions import FixedSizePartitioner, OpaquePartitioner
@@ -257,7 +256,7 @@ def lib_config(values: dict[str, Any]) -> dict[str, Any]:
         elif isinstance(value, (InitializerValue, TFRef, UserFunction)):
             converted[key] = "<callable>"
         else:
-            converted[key] = varspec.UNKNOWN
+            converted[key] = UNKNOWN
     return converted
 
 
@@ -298,7 +297,7 @@ class Entered:
 def install_devices(graph: GraphModel, unknown: bool = False) -> None:
     graph.devices = devmodel.DeviceStack()
     if unknown:
-        graph.devices.push(devmodel.UNKNOWN)
+        graph.devices.push(UNKNOWN)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -351,7 +350,7 @@ def _device_entry(value: Any) -> Any:
         return value
     if isinstance(value, devmodel.ReplicaDeviceSetter):
         return value
-    return devmodel.UNKNOWN
+    return UNKNOWN
 
 
 _VARIABLE_SCOPE_SIG = ("name_or_scope", "default_name", "values", "initializer", "regularizer",
@@ -867,13 +866,13 @@ def _setter(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node
     values = {}
     for key, value in bound.values.items():
         if key == "cluster":
-            values[key] = value if isinstance(value, ClusterValue) or value is None else devmodel.UNKNOWN
+            values[key] = value if isinstance(value, ClusterValue) or value is None else UNKNOWN
         elif isinstance(value, (str, int, bool, type(None))) and not isinstance(value, PartialStr):
             values[key] = value
         elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
             values[key] = list(value)
         else:
-            values[key] = devmodel.UNKNOWN
+            values[key] = UNKNOWN
     try:
         return devmodel.replica_device_setter(**values)
     except (TypeError, ValueError):
@@ -885,7 +884,7 @@ def _cluster(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], nod
     spec = args[0] if args else kwargs.get("cluster")
     if isinstance(spec, dict):
         try:
-            return ClusterValue.from_literal({k: (v if isinstance(v, (list, tuple, dict)) else devmodel.UNKNOWN)
+            return ClusterValue.from_literal({k: (v if isinstance(v, (list, tuple, dict)) else UNKNOWN)
                                               for k, v in spec.items()})
         except Exception:  # noqa: BLE001 - an odd literal is just unknown
             return UNKNOWN

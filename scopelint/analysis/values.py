@@ -11,25 +11,10 @@ from typing import Any
 import libcst as cst
 
 from scopelint.model.scopes import Reuse, VarScope
+from scopelint.model.unknown import UNKNOWN
 from scopelint.trace import UNKNOWN_PART, Shape, VariableRecord
 
 
-class _Unknown:
-    _instance: "_Unknown | None" = None
-
-    def __new__(cls) -> "_Unknown":
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "UNKNOWN"
-
-    def __bool__(self) -> bool:  # never decide a branch on an unknown by accident
-        raise TypeError("truthiness of UNKNOWN")
-
-
-UNKNOWN: Any = _Unknown()
 
 
 class PartialStr(str):

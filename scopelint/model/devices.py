@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from scopelint.model.cluster import ClusterValue
+from scopelint.model.unknown import UNKNOWN, UnknownType
 from scopelint.trace import UNKNOWN_PART
 
 __all__ = [
@@ -34,22 +35,6 @@ __all__ = [
 ]
 
 
-class _Unknown:
-    """The type of `UNKNOWN`: a value the analysis could not compute."""
-
-    _instance: "_Unknown | None" = None
-
-    def __new__(cls) -> "_Unknown":
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "UNKNOWN"
-
-
-UNKNOWN: object = _Unknown()
-"""An argument or stack entry whose value is not known (a user device function, a flag, ...)."""
 
 # TF 2.21 `device_spec._VALID_DEVICE_TYPES`; TensorFlow adds the types of pluggable devices found
 # at run time, which a static model cannot see.
@@ -435,7 +420,7 @@ class _Colocation:
     device: str | None | object  # a device string, or UNKNOWN
 
 
-StackEntry = DeviceSpec | ReplicaDeviceSetter | _Barrier | _Unknown | _Colocation
+StackEntry = DeviceSpec | ReplicaDeviceSetter | _Barrier | UnknownType | _Colocation
 
 
 def _apply(entries: list[StackEntry], op_type: str) -> str | None:

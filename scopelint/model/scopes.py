@@ -9,6 +9,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from scopelint.model.unknown import UNKNOWN
 from scopelint.trace import UNKNOWN_PART
 
 
@@ -42,8 +43,8 @@ def effective_reuse(parent: Reuse, requested: Reuse) -> Reuse:
     return Reuse.UNKNOWN
 
 
-# A placeholder for settings (partitioner, initializer, ...) whose value the analysis cannot know.
-UNKNOWN_SETTING: Any = type("UnknownSetting", (), {"__repr__": lambda self: "<unknown>"})()
+# Settings (partitioner, ...) whose value the analysis cannot know.
+UNKNOWN_SETTING: Any = UNKNOWN
 
 
 @dataclass(eq=False)

@@ -10,25 +10,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from scopelint.model.unknown import UNKNOWN  # noqa: F401  (re-exported for the tables)
+
 Shape = tuple[int | None, ...] | None
 """A static shape: None when even the rank is unknown; a None dimension is unknown."""
 
 
-class _Unknown:
-    """A call argument whose value the analysis could not compute (one shared instance)."""
-
-    _instance: _Unknown | None = None
-
-    def __new__(cls) -> _Unknown:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "UNKNOWN"
-
-
-UNKNOWN: Any = _Unknown()
 
 
 @dataclass(frozen=True)
