@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -198,7 +198,7 @@ class Interpreter:
                 self.steps = 0
                 try:
                     receiver = Instance(cls) if cls is not None else None
-                    self.call_user(function, [UNKNOWN] * 0, {}, function.node, receiver=receiver,
+                    self.call_user(function, [], {}, function.node, receiver=receiver,
                                    unknown_args=True)
                 except (ModelRaise, _UserRaise, _Return, _Break, _Continue, _Budget, RecursionError):
                     pass
@@ -585,8 +585,7 @@ class Interpreter:
         if isinstance(node, cst.Name):
             return self.lookup(node.value, env)
         if isinstance(node, cst.Integer):
-            return int(node.value.replace("_", ""), 0) if not node.value.startswith("0") or node.value == "0" \
-                else _int_literal(node.value)
+            return _int_literal(node.value)
         if isinstance(node, cst.Float):
             return float(node.value.replace("_", ""))
         if isinstance(node, cst.Imaginary):
@@ -917,8 +916,8 @@ class Interpreter:
         """Methods of known Python values: strings, lists, dicts."""
         if isinstance(owner, list) and name in ("append", "extend", "insert", "pop", "reverse", "sort", "remove"):
             if self.graph.speculative:
+                # A mutation that may not happen: the list's contents are no longer known.
                 owner.clear()
-                owner.append(UNKNOWN) if False else None
                 return UNKNOWN
             if name == "extend":
                 items = self.iterate(args[0]) if args else None
@@ -1095,22 +1094,22 @@ class _NameUseFinder(cst.CSTVisitor):
 
 def _is_stub_body(node: cst.FunctionDef) -> bool:
     """An abstract or placeholder method (`pass`, `...`, docstring, raise NotImplementedError)."""
-    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else node.body.body
-    meaningful = []
-    for statement in body:
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Pass):
-                    continue
-                if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.Ellipsis,
-                                                                              cst.ConcatenatedString)):
-                    continue
-                if isinstance(small, cst.Raise):
-                    continue
-                meaningful.append(small)
-        else:
-            meaningful.append(statement)
-    return not meaningful
+    if isinstance(node.body, cst.SimpleStatementSuite):
+        smalls = list(node.body.body)
+    else:
+        smalls = []
+        for statement in node.body.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                return False
+            smalls.extend(statement.body)
+    for small in smalls:
+        if isinstance(small, (cst.Pass, cst.Raise)):
+            continue
+        if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.Ellipsis,
+                                                                      cst.ConcatenatedString)):
+            continue
+        return False
+    return True
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -1255,7 +1254,3 @@ def interpret_module(source: str, path: str) -> Trace:
     trace.uses_tensorflow = interp.tensorflow_seen
     trace.final_graph = interp.final_graph
     return trace
-
-
-def iter_unknown() -> Iterator[Any]:  # pragma: no cover - tiny helper kept for symmetry
-    yield UNKNOWN

@@ -238,8 +238,8 @@ def shape_value(value: Any) -> tuple[bool, Any]:
 def shape_known_dims(value: Any) -> tuple[bool, Any]:
     """Like shape_value, but a dimension the analysis could not compute makes the shape unknown
     (only literal None dimensions stay None)."""
-    if isinstance(value, (list, tuple)) and any(d is UNKNOWN or not (d is None or isinstance(d, int)) for d in value):
-        return True, tuple(d if isinstance(d, int) else None for d in value) if False else None
+    if isinstance(value, (list, tuple)) and any(not (d is None or isinstance(d, int)) for d in value):
+        return True, None
     return shape_value(value)
 
 
@@ -559,11 +559,6 @@ def _get_variable_scope(interp: "Interpreter", args: list[Any], kwargs: dict[str
     return ScopeValue(interp.graph.var_scope)
 
 
-@handles("tf.AUTO_REUSE")
-def _never(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
-    return UNKNOWN
-
-
 _GET_VARIABLE_SIG = ("name", "shape", "dtype", "initializer", "regularizer", "trainable", "collections",
                      "caching_device", "partitioner", "validate_shape", "use_resource", "custom_getter",
                      "constraint", "synchronization", "aggregation")
@@ -646,8 +641,6 @@ def get_variable(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any],
     if bound.get("custom_getter") is not None:
         graph.complete = False
     trainable = _trainable(bound.get("trainable"))
-    if bound.has("trainable") and trainable is None:
-        trainable = None
     result = graph.get_variable(
         _name_text(bound.get("name")),
         where,
@@ -704,16 +697,12 @@ def _tf_variable(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any],
     trainable = bound.get("trainable")
     trainable = True if trainable is None else trainable
     collections = _collections_of(bound.get("collections")) or ("variables",)
-    reuse = graph.var_scope.reuse
-    if reuse in (Reuse.TRUE, Reuse.AUTO):
-        repeat = graph.note_site("tf.Variable", where.site)
-        if reuse is Reuse.TRUE or repeat:
-            graph._event(
-                "variable_ignores_reuse",
-                f"tf.Variable ignores reuse: scope '{graph.var_scope.name}' has reuse={reuse.value}, but "
-                "this creates a new variable each time. Use tf.get_variable to share it",
-                where, certain=graph.var_scope.certain,
-            )
+    graph.note_created_under_reuse(
+        "variable_ignores_reuse",
+        "tf.Variable ignores reuse: scope '{scope}' has reuse={reuse}, but this creates a new variable "
+        "each time. Use tf.get_variable to share it",
+        where,
+    )
     record = graph.create_variable(
         name if isinstance(name, str) or name is None else UNKNOWN_PART,
         where,
@@ -980,19 +969,11 @@ def functional_layer(interp: "Interpreter", leaf: str, args: list[Any], kwargs: 
     layer = LayerObject("layers", leaf, config, name if isinstance(name, str) else None, interp.site(node))
     graph = interp.graph
     # Functional layers construct a layer object, which takes a name uid (layers.py).
-    uids = _uids(graph)
+    uids = graph.layer_uids
     if layer.name is None:
         uids.tf_layers_name(base)
     return build_tf_layer(interp, layer, inputs, node, functional_reuse=reuse or Reuse.UNKNOWN,
                           functional=True)
-
-
-def _uids(graph: GraphModel) -> layerlib.LayerNameUids:
-    uids = getattr(graph, "_layer_uids", None)
-    if uids is None:
-        uids = layerlib.LayerNameUids()
-        setattr(graph, "_layer_uids", uids)
-    return uids
 
 
 def build_tf_layer(interp: "Interpreter", layer: LayerObject, inputs: Any, node: cst.CSTNode,
@@ -1033,7 +1014,7 @@ def build_tf_layer(interp: "Interpreter", layer: LayerObject, inputs: Any, node:
         for spec in specs or []:
             dtype = spec.dtype or (getattr(inputs, "dtype", None) if isinstance(inputs, Tensor) else None) or "float32"
             record = graph.get_variable(
-                spec.name, where, shape=spec.shape, shape_given=spec.shape is not None or True,
+                spec.name, where, shape=spec.shape, shape_given=True,
                 dtype=dtype, initializer=Initializer(True), trainable=spec.trainable,
                 collections=tuple(c for c in spec.collections if c != "trainable_variables"),
                 kind="layer",
@@ -1053,13 +1034,10 @@ def build_tf_layer(interp: "Interpreter", layer: LayerObject, inputs: Any, node:
 def _note_auto_named_duplicate(graph: GraphModel, layer: LayerObject, where: Where, parent: str) -> None:
     """TFS202: the same unnamed layer call ran again under AUTO_REUSE in the same parent entry and
     got a new `_N` scope instead of sharing."""
-    key = ("auto-layer", where.site, parent)
-    seen = getattr(graph, "_auto_layers", None)
-    if seen is None:
-        seen = {}
-        setattr(graph, "_auto_layers", seen)
-    scopes = seen.setdefault(key, [])
+    scopes = graph.auto_layer_scopes.setdefault((where.site, parent), [])
     assert layer.scope is not None
+    if graph.speculative:
+        return  # a run that may not happen proves no repetition
     if scopes and layer.scope.name not in scopes:
         graph._event(
             "unnamed_layer_duplicated",
@@ -1095,7 +1073,6 @@ def call_layer_object(interp: "Interpreter", layer: LayerObject, args: list[Any]
     if layer.family == "keras":
         return build_keras_layer(interp, layer, inputs, node)
     if layer.family == "cell":
-        state = args[1] if len(args) > 1 else kwargs.get("state", UNKNOWN)
         return call_cell(interp, layer, inputs, node), UNKNOWN
     return UNKNOWN
 
@@ -1107,19 +1084,14 @@ def build_keras_layer(interp: "Interpreter", layer: LayerObject, inputs: Any, no
     in_shape = getattr(inputs, "shape", None) if is_tf_value(inputs) else None
     config = lib_config(layer.config)
     if layer.keras_name is None:
-        layer.keras_name = layer.name or _uids(graph).keras_name(base)
+        layer.keras_name = layer.name or graph.layer_uids.keras_name(base)
     if layer.scope is None and not layer.variables:
-        reuse = graph.var_scope.reuse
-        if reuse in (Reuse.TRUE, Reuse.AUTO):
-            repeat = graph.note_site("keras layer", where.site)
-            if reuse is Reuse.TRUE or repeat:
-                graph._event(
-                    "keras_ignores_reuse",
-                    f"Keras layer built in scope '{graph.var_scope.name}' with reuse={reuse.value}: Keras "
-                    "ignores variable_scope reuse and creates new variables. Build the layer object once "
-                    "and call it again to share",
-                    where, certain=graph.var_scope.certain,
-                )
+        graph.note_created_under_reuse(
+            "keras_ignores_reuse",
+            "Keras layer built in scope '{scope}' with reuse={reuse}: Keras ignores variable_scope reuse "
+            "and creates new variables. Build the layer object once and call it again to share",
+            where,
+        )
         specs = layerlib.keras_layer_variables(layer.class_name, config, in_shape)
         if specs is None:
             graph.complete = False
@@ -1157,7 +1129,7 @@ def make_cell(interp: "Interpreter", class_name: str, args: list[Any], kwargs: d
             seen: set[int] = set()
             for sub in cells:
                 if id(sub) in seen:
-                    sub.config["_reported"] = True
+                    sub.reuse_reported = True
                     interp.graph._event(
                         "rnn_cell_reused",
                         "the same cell object is used for several layers of MultiRNNCell: they share one "
@@ -1167,8 +1139,7 @@ def make_cell(interp: "Interpreter", class_name: str, args: list[Any], kwargs: d
                     break
                 seen.add(id(sub))
         else:
-            cell.cells = []
-            cell.config["_unknown_cells"] = True
+            cell.cells_known = False
     elif class_name in rnnlib.WRAPPER_CELLS:
         inner = config.get("cell")
         cell.cells = [inner] if isinstance(inner, LayerObject) else []
@@ -1186,7 +1157,7 @@ def call_cell(interp: "Interpreter", cell: LayerObject, inputs: Any, node: cst.C
         graph.complete = False
         return Tensor(None, None, None)
     if cell.class_name == "MultiRNNCell":
-        if cell.config.get("_unknown_cells"):
+        if not cell.cells_known:
             graph.complete = False
             return Tensor(None, None, None)
         # A default-named scope inside an object re-entry of the current scope (rnn.py).
@@ -1229,14 +1200,15 @@ def call_cell(interp: "Interpreter", cell: LayerObject, inputs: Any, node: cst.C
         parent = graph.var_scope.name
         if parent not in cell.used_under:
             cell.used_under.append(parent)
-            if cell.config.get("_reported"):
+            if cell.reuse_reported:
                 return Tensor(None, None, None)
+            cell.reuse_reported = True
             graph._event(
                 "rnn_cell_reused",
                 f"this cell object was first used under '{cell.used_under[0]}': calling it again under "
                 f"'{parent}' silently shares its weights (or fails if the input depth differs). "
                 "Create a new cell for each RNN",
-                where,
+                where, certain=UNKNOWN_PART not in parent + cell.used_under[0],
             )
     size = rnnlib.cell_output_size(cell.class_name, config)
     batch = inputs.shape[0] if is_tf_value(inputs) and inputs.shape else None
@@ -1513,12 +1485,10 @@ def _global_step(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any],
         return VariableValue(existing.record)
     frame = graph.enter_name_scope(None, interp.where(node), user=False)
     try:
-        saved_scope = graph.var_scope
-        graph.var_scope = graph.root if False else graph.var_scope
+        # create_global_step: get_variable in the current var scope, with the name scope cleared.
         result = graph.get_variable("global_step", interp.where(node), shape=(), shape_given=True, dtype="int64",
                                     initializer=Initializer(True), trainable=False,
                                     collections=("variables", "global_step"), kind="get_variable")
-        graph.var_scope = saved_scope
     finally:
         graph.exit_name_scope(frame, user=False)
     return _variable_value(result)
@@ -1540,9 +1510,8 @@ def ema_apply(interp: "Interpreter", ema: EMAValue, args: list[Any], kwargs: dic
         return Tensor(None, None, None)
     where = interp.where(node)
     for record in records:
-        slot = create_slot(graph, record, ema.name, where, "ema")
-        if isinstance(slot, VariableRecord) and slot.collections:
-            pass
+        create_slot(graph, record, ema.name, where, "ema")
+        # MOVING_AVERAGE_VARIABLES lists the averaged variable itself, not its average.
         if "moving_average_variables" not in record.collections:
             record.collections = tuple(record.collections) + ("moving_average_variables",)
     return Tensor(None, None, None)
@@ -1560,13 +1529,7 @@ def _collections(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any],
     return [VariableValue(r) for r in graph.records if wanted in r.collections and r.certain]
 
 
-@handles("tf.AUTO_REUSE_placeholder")
-def _unused(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
-    return UNKNOWN
 
-
-def getattr_tf(interp: "Interpreter", owner: Any, name: str, node: cst.CSTNode) -> Any:
-    return getattr_value(interp, owner, name, node)
 
 
 # Device-setter and session facts for the TFS4xx rules (registers into HANDLERS).

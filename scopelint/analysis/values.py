@@ -119,7 +119,9 @@ class LayerObject:
     variables: list[VariableRecord] = field(default_factory=list)
     cells: list["LayerObject"] = field(default_factory=list)  # MultiRNNCell
     keras_name: str | None = None
-    used_under: list[str] = field(default_factory=list)
+    used_under: list[str] = field(default_factory=list)  # var scopes a cell was called under
+    cells_known: bool = True  # MultiRNNCell/wrapper: False when its cell list is not literal
+    reuse_reported: bool = False  # TFS205 already said for this cell object
 
 
 @dataclass(eq=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from scopelint.model.layers import LayerNameUids
 from scopelint.model.names import Namer
 from scopelint.model.partitions import part_shapes
 from scopelint.model.scopes import UNKNOWN_SETTING, Reuse, ScopeCounts, VarScope, effective_reuse
@@ -112,6 +113,10 @@ class GraphModel:
     devices: Any = None  # a DeviceStack (scopelint.model.devices), set by the interpreter
     # Sites where tf.Variable / Keras layers / templates were created, to recognise a second run.
     seen_sites: dict[tuple[str, Site], int] = field(default_factory=dict)
+    # The per-graph layer-name counter shared by Keras and tf.layers objects.
+    layer_uids: LayerNameUids = field(default_factory=LayerNameUids)
+    # (site, parent var scope) of an unnamed tf.layers call -> the layer scopes it got (TFS202).
+    auto_layer_scopes: dict[tuple[Site, str], list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.var_scope is None:
@@ -131,10 +136,25 @@ class GraphModel:
             raise ModelRaise(event)
 
     def note_site(self, what: str, site: Site) -> int:
-        """How many times this site already did `what` in this graph (then counts this time)."""
+        """How many times this site certainly did `what` before in this graph (then counts this
+        time).  Runs that may not happen are not counted: they prove no repetition."""
+        if not self.certain_now:
+            return 0
         count = self.seen_sites.get((what, site), 0)
         self.seen_sites[(what, site)] = count + 1
         return count
+
+    def note_created_under_reuse(self, kind: str, message: str, where: Where) -> None:
+        """TFS201/TFS204: something that never shares (tf.Variable, a Keras layer) is created while
+        the var scope reuses.  Under reuse=True the author meant to share; under AUTO_REUSE that is
+        proven only when the same site runs again, since its first run rightly creates."""
+        scope = self.var_scope
+        if scope.reuse not in (Reuse.TRUE, Reuse.AUTO):
+            return
+        repeated = self.note_site(kind, where.site)
+        if scope.reuse is Reuse.TRUE or repeated:
+            self._event(kind, message.format(scope=scope.name, reuse=scope.reuse.value), where,
+                        certain=scope.certain)
 
     def device_for(self, op_type: str = "VariableV2", colocate_with: str | None = None) -> str | None:
         if self.devices is None:
@@ -248,7 +268,7 @@ class GraphModel:
                     f"reuse=False in variable_scope('{relative}') has no effect: the enclosing scope "
                     f"'{parent.name}' has reuse={parent.reuse.value}, so '{new_name}' reuses too",
                     where,
-                    certain=scope_names_certain(parent),
+                    certain=parent.certain,
                 )
             if kind == "string" and parent.name and isinstance(relative, str):
                 first = relative.split("/")[0]
@@ -619,10 +639,6 @@ class GraphModel:
             where,
             related=(Related(frame.site, "name_scope opened here"),),
         )
-
-
-def scope_names_certain(scope: VarScope) -> bool:
-    return scope.certain
 
 
 def _mark_unknown_suffix(name: str) -> str:
