@@ -3,27 +3,27 @@ from __future__ import annotations
 
 import pytest
 
-from scopelint.model.library import (
-    UNKNOWN,
+from scopelint.model.layers import (
     LayerNameUids,
-    VarSpec,
-    cell_base_name,
-    cell_kind,
-    cell_output_size,
-    cell_variables,
     keras_base_name,
     keras_layer_variables,
     layer_base_name,
     layer_output_shape,
     layer_variables,
-    optimizer_slots,
     resolve_dtype,
+)
+from scopelint.model.optimizers import optimizer_slots, slot_graph_name, slot_store_key
+from scopelint.model.rnn import (
+    cell_base_name,
+    cell_kind,
+    cell_output_size,
+    cell_variables,
     rnn_function_scopes,
     shared_cell_depth_conflicts,
-    slot_graph_name,
-    slot_store_key,
     unwrap_cell,
 )
+from scopelint.model.unknown import UNKNOWN
+from scopelint.model.varspec import VarSpec
 
 
 def names_shapes(specs: list[VarSpec] | None) -> list[tuple[str, tuple | None]]:
