@@ -1,0 +1,291 @@
+"""make_template, optimizers (slots and non-slot variables), the global step and moving averages.
+
+Handlers register into `tfapi.HANDLERS`; slot names come from `scopelint.model.optimizers`.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from scopelint.analysis.tfapi import (
+    _callee_path,
+    _variable_value,
+    bind,
+    canonical,
+    deps_of,
+    handles,
+    lib_config,
+)
+from scopelint.analysis.values import (
+    UNKNOWN,
+    EMAValue,
+    OptimizerValue,
+    PartitionedValue,
+    TemplateValue,
+    Tensor,
+    VariableValue,
+)
+from scopelint.model import optimizers as optlib
+from scopelint.model.graph import GraphModel, Initializer, Where
+from scopelint.model.scopes import Reuse
+from scopelint.trace import UNKNOWN_PART, VariableRecord
+
+if TYPE_CHECKING:
+    from scopelint.analysis.interpreter import Interpreter
+
+# ---------------------------------------------------------------------------------------------
+# make_template
+
+
+@handles("tf.make_template")
+def _make_template(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    bound = bind(("name_", "func_", "create_scope_now_", "unique_name_", "custom_getter_"), args, kwargs)
+    extra = {k: v for k, v in kwargs.items() if k not in ("name_", "func_", "create_scope_now_", "unique_name_",
+                                                         "custom_getter_")}
+    name = bound.get("name_")
+    template = TemplateValue(
+        name if isinstance(name, str) else UNKNOWN_PART,
+        bound.get("func_"),
+        bound.get("unique_name_") if isinstance(bound.get("unique_name_"), str) else None,
+        bound.get("create_scope_now_") is True,
+        extra,
+        interp.site(node),
+    )
+    if template.create_scope_now:
+        graph = interp.graph
+        where = interp.where(node)
+        if template.unique_name:
+            frame = graph.enter_variable_scope(template.unique_name, where, auxiliary_name_scope=False)
+        else:
+            relative, certain = graph.counts.unique_default(graph.var_scope.name, template.name)
+            frame = graph.enter_variable_scope(relative if certain else UNKNOWN_PART, where,
+                                               auxiliary_name_scope=False)
+        template.scope = frame.scope
+        graph.exit_variable_scope(frame)
+    return template
+
+
+def call_template(interp: "Interpreter", template: TemplateValue, args: list[Any], kwargs: dict[str, Any],
+                  node: cst.CSTNode) -> Any:
+    graph = interp.graph
+    where = interp.where(node)
+    call_kwargs = dict(template.kwargs)
+    call_kwargs.update(kwargs)
+    first = template.calls == 0
+    template.calls += 1
+    if template.scope is None:
+        if graph.note_site("template first call", template.site):
+            graph._event(
+                "template_per_call",
+                f"make_template('{template.name}') runs again on each call of the enclosing code: every "
+                "template gets its own variables. Create the template once and call it repeatedly",
+                Where(template.site, where.chain),
+            )
+        frame = graph.enter_variable_scope(template.unique_name, where,
+                                           default_name=None if template.unique_name else template.name)
+        template.scope = frame.scope
+    else:
+        frame = graph.enter_variable_scope(template.scope, where, reuse=Reuse.FALSE if first else Reuse.TRUE,
+                                           auxiliary_name_scope=not first)
+    try:
+        return interp.call_value(template.func, list(args), call_kwargs, node)
+    finally:
+        graph.exit_variable_scope(frame)
+
+
+# ---------------------------------------------------------------------------------------------
+# Optimizers, global step, moving averages
+
+_OPTIMIZERS = tuple(name for name in optlib.OPTIMIZER_POSITIONAL if name.endswith("Optimizer"))
+
+
+@handles(*[f"tf.train.{name}" for name in _OPTIMIZERS])
+def _optimizer(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    class_name = canonical(_callee_path(node, interp)).split(".")[-1]
+    config = dict(zip(optlib.OPTIMIZER_POSITIONAL.get(class_name, ()), args))
+    config.update(kwargs)
+    return OptimizerValue(class_name, config, interp.site(node))
+
+
+def _trainable_variables(graph: GraphModel) -> list[VariableRecord]:
+    return [record for record in graph.records if record.trainable and "trainable_variables" in record.collections]
+
+
+def optimizer_method(interp: "Interpreter", optimizer: OptimizerValue, name: str, args: list[Any],
+                     kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    graph = interp.graph
+    if name == "compute_gradients":
+        bound = bind(("loss", "var_list"), args, kwargs)
+        var_list = bound.get("var_list")
+        records = _records_of(var_list) if var_list is not None else _trainable_variables(graph)
+        if records is None:
+            return UNKNOWN
+        deps = deps_of(bound.get("loss"))
+        return [(Tensor(None, None, deps if deps is None or id(r) in deps else frozenset()), VariableValue(r))
+                for r in records]
+    if name == "minimize":
+        bound = bind(("loss", "global_step", "var_list"), args, kwargs)
+        var_list = bound.get("var_list")
+        records = _records_of(var_list) if var_list is not None else list(_trainable_variables(graph))
+        loss_deps = deps_of(bound.get("loss"))
+        if records is None or not graph.complete and var_list is None:
+            graph.complete = False
+            return Tensor(None, None, None)
+        if loss_deps is None:
+            with _speculative(graph):
+                create_slots(interp, optimizer, records, node)
+        else:
+            create_slots(interp, optimizer, [r for r in records if id(r) in loss_deps], node)
+        return Tensor(None, None, None)
+    if name == "apply_gradients":
+        bound = bind(("grads_and_vars", "global_step"), args, kwargs)
+        pairs = bound.get("grads_and_vars")
+        if not isinstance(pairs, (list, tuple)):
+            graph.complete = False
+            return Tensor(None, None, None)
+        records: list[VariableRecord] = []
+        unknown = False
+        for pair in pairs:
+            if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and isinstance(pair[1], VariableValue)):
+                graph.complete = False
+                return Tensor(None, None, None)
+            grad = pair[0]
+            if grad is None:
+                continue
+            if isinstance(grad, Tensor) and grad.deps == frozenset():
+                continue
+            if not isinstance(grad, Tensor) or grad.deps is None:
+                unknown = True
+            records.append(pair[1].record)
+        if unknown:
+            with _speculative(graph):
+                create_slots(interp, optimizer, records, node)
+        else:
+            create_slots(interp, optimizer, records, node)
+        return Tensor(None, None, None)
+    return UNKNOWN
+
+
+class _speculative:
+    def __init__(self, graph: GraphModel) -> None:
+        self.graph = graph
+
+    def __enter__(self) -> None:
+        self.graph.speculative += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        self.graph.speculative -= 1
+
+
+def _records_of(value: Any) -> list[VariableRecord] | None:
+    if isinstance(value, (list, tuple)):
+        records = []
+        for item in value:
+            if isinstance(item, VariableValue):
+                records.append(item.record)
+            elif isinstance(item, PartitionedValue):
+                records.extend(item.parts)
+            else:
+                return None
+        return records
+    return None
+
+
+def create_slots(interp: "Interpreter", optimizer: OptimizerValue, records: list[VariableRecord],
+                 node: cst.CSTNode) -> None:
+    """The optimizer's first apply: non-slot variables once per graph, then each primary's slots."""
+    graph = interp.graph
+    where = interp.where(node)
+    table = optlib.optimizer_slots(optimizer.class_name, lib_config(optimizer.config))
+    if table is None:
+        graph.complete = False
+        return
+    if not records:
+        return
+    if table.non_slot and id(graph) not in optimizer.non_slot_done:
+        optimizer.non_slot_done.add(id(graph))
+        if table.non_slot_scope is not None:
+            graph.complete = False  # store variables in the optimizer's own scope: not modelled
+        else:
+            first = min(records, key=lambda r: r.name)
+            for spec in table.non_slot:
+                graph.create_variable(spec.name, where, shape=spec.shape, dtype=spec.dtype or first.dtype,
+                                      trainable=False, kind="optimizer", colocate_with=first.device)
+    for record in records:
+        for slot in table.slot_scope_names:
+            create_slot(graph, record, slot, where, "slot")
+
+
+def create_slot(graph: GraphModel, primary: VariableRecord, slot_name: str, where: Where, kind: str) -> Any:
+    """`slot_creator.create_slot`: a default-named scope `<primary op name>/<slot>`, then
+    get_variable("") in it, so the store key ends in "/" (see optimizers in the model tables)."""
+    frame = graph.enter_variable_scope(None, where, default_name=f"{primary.name}/{slot_name}")
+    try:
+        scope = frame.scope
+        saved = scope.partitioner
+        scope.partitioner = None
+        return graph.get_variable("", where, shape=None, shape_given=False, dtype=primary.dtype,
+                                  initializer=Initializer(False, primary.shape, primary.dtype),
+                                  trainable=False, kind=kind, colocate_with=primary.device)
+    finally:
+        scope.partitioner = saved
+        graph.exit_variable_scope(frame)
+
+
+@handles("tf.train.get_or_create_global_step", "tf.train.create_global_step")
+def _global_step(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    graph = interp.graph
+    existing = graph.store.get("global_step")
+    path = _callee_path(node, interp)
+    if existing is not None and path.endswith("get_or_create_global_step"):
+        return VariableValue(existing.record)
+    frame = graph.enter_name_scope(None, interp.where(node), user=False)
+    try:
+        # create_global_step: get_variable in the current var scope, with the name scope cleared.
+        result = graph.get_variable("global_step", interp.where(node), shape=(), shape_given=True, dtype="int64",
+                                    initializer=Initializer(True), trainable=False,
+                                    collections=("variables", "global_step"), kind="get_variable")
+    finally:
+        graph.exit_name_scope(frame, user=False)
+    return _variable_value(result)
+
+
+@handles("tf.train.ExponentialMovingAverage")
+def _ema(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    bound = bind(("decay", "num_updates", "zero_debias", "name"), args, kwargs)
+    name = bound.get("name", "ExponentialMovingAverage")
+    return EMAValue(bound.get("decay"), name if isinstance(name, str) else UNKNOWN_PART, interp.site(node))
+
+
+def ema_apply(interp: "Interpreter", ema: EMAValue, args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    graph = interp.graph
+    var_list = args[0] if args else kwargs.get("var_list")
+    records = _records_of(var_list) if var_list is not None else _trainable_variables(graph)
+    if records is None:
+        graph.complete = False
+        return Tensor(None, None, None)
+    where = interp.where(node)
+    for record in records:
+        create_slot(graph, record, ema.name, where, "ema")
+        # MOVING_AVERAGE_VARIABLES lists the averaged variable itself, not its average.
+        if "moving_average_variables" not in record.collections:
+            record.collections = tuple(record.collections) + ("moving_average_variables",)
+    return Tensor(None, None, None)
+
+
+@handles("tf.global_variables", "tf.trainable_variables", "tf.all_variables", "tf.local_variables")
+def _collections(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    graph = interp.graph
+    path = _callee_path(node, interp)
+    if args or kwargs or not graph.complete or graph.speculative:
+        return UNKNOWN
+    leaf = path.split(".")[-1]
+    wanted = {"global_variables": "variables", "all_variables": "variables",
+              "trainable_variables": "trainable_variables", "local_variables": "local_variables"}[leaf]
+    return [VariableValue(r) for r in graph.records if wanted in r.collections and r.certain]
+
+
+
+
+
