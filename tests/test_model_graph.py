@@ -1,0 +1,172 @@
+"""The pure model of TF1 scopes and the variable store, tested directly (no LibCST, no TensorFlow).
+
+Expected values are TensorFlow's, as recorded in ../shared/tf1-semantics.md; the differential
+tests re-check them against a real run.
+"""
+from __future__ import annotations
+
+import pytest
+
+from scopelint.model.graph import GraphModel, Initializer, ModelRaise, Where
+from scopelint.model.names import Namer
+from scopelint.model.partitions import FixedSizePartitioner, part_shapes
+from scopelint.model.scopes import Reuse, effective_reuse
+from scopelint.trace import Site
+
+HERE = Where(Site("m.py", 1, 1, 1, 2))
+
+
+def create(graph: GraphModel, name: str, shape: tuple = (2,)):
+    return graph.get_variable(name, HERE, shape=shape, shape_given=True)
+
+
+def test_unique_name_is_case_insensitive_and_reports_the_clash() -> None:
+    namer = Namer()
+    assert namer.unique_name("V").name == "V"
+    clash = namer.unique_name("v")
+    assert clash.name == "v_1" and clash.case_clash_with == "V"
+    namer.unique_name("a_1")
+    assert namer.unique_name("a").name == "a"
+    assert namer.unique_name("a").name == "a_2"  # a_1 is taken by an explicit name
+
+
+@pytest.mark.parametrize(
+    ("parent", "requested", "expected"),
+    [
+        (Reuse.FALSE, Reuse.FALSE, Reuse.FALSE),
+        (Reuse.TRUE, Reuse.FALSE, Reuse.TRUE),  # reuse=False cannot undo an outer True
+        (Reuse.TRUE, Reuse.AUTO, Reuse.AUTO),
+        (Reuse.AUTO, Reuse.TRUE, Reuse.TRUE),
+        (Reuse.AUTO, Reuse.FALSE, Reuse.AUTO),
+        (Reuse.TRUE, Reuse.UNKNOWN, Reuse.UNKNOWN),
+    ],
+)
+def test_effective_reuse_follows_table_2_2(parent: Reuse, requested: Reuse, expected: Reuse) -> None:
+    assert effective_reuse(parent, requested) is expected
+
+
+def test_get_variable_ignores_name_scope_and_raises_already_exists() -> None:
+    graph = GraphModel("m.py")
+    ns = graph.enter_name_scope("ns", HERE)
+    frame = graph.enter_variable_scope("vs", HERE)
+    record = create(graph, "w")
+    assert record.name == "vs/w" and record.store_key == "vs/w" and record.certain
+    with pytest.raises(ModelRaise) as raised:
+        create(graph, "w")
+    assert raised.value.event.kind == "already_exists"
+    assert raised.value.event.message.startswith("Variable vs/w already exists, disallowed.")
+    graph.exit_variable_scope(frame)
+    graph.exit_name_scope(ns)
+
+
+def test_reentered_string_scope_shares_var_scope_but_not_name_scope() -> None:
+    graph = GraphModel("m.py")
+    first = graph.enter_variable_scope("s", HERE)
+    graph.exit_variable_scope(first)
+    second = graph.enter_variable_scope("s", HERE, reuse=Reuse.TRUE)
+    assert second.scope.name == "s" and second.scope.original_name_scope == "s_1/"
+    graph.exit_variable_scope(second)
+
+
+def test_default_names_reset_when_the_parent_string_scope_exits() -> None:
+    graph = GraphModel("m.py")
+    names = []
+    for _ in range(2):
+        outer = graph.enter_variable_scope("outer", HERE)
+        for _ in range(2):
+            inner = graph.enter_variable_scope(None, HERE, default_name="dense")
+            names.append(inner.scope.name)
+            graph.exit_variable_scope(inner)
+        graph.exit_variable_scope(outer)
+    assert names == ["outer/dense", "outer/dense_1", "outer/dense", "outer/dense_1"]
+    top = [graph.enter_variable_scope(None, HERE, default_name="blk") for _ in range(1)][0]
+    graph.exit_variable_scope(top)
+    again = graph.enter_variable_scope(None, HERE, default_name="blk")
+    assert again.scope.name == "blk_1"  # top-level default names are never reset
+
+
+def test_object_reentry_is_absolute_and_keeps_the_captured_reuse() -> None:
+    graph = GraphModel("m.py")
+    captured = graph.enter_variable_scope("outer", HERE)
+    create(graph, "v")
+    graph.exit_variable_scope(captured)
+    graph.reuse_variables(captured.scope, HERE)  # a captured object, outside its block: no TFS105
+    elsewhere = graph.enter_variable_scope("x", HERE)
+    again = graph.enter_variable_scope(captured.scope, HERE)
+    assert again.scope.name == "outer" and again.scope.reuse is Reuse.TRUE
+    assert create(graph, "v").name == "outer/v"  # reused, not created
+    graph.exit_variable_scope(again)
+    graph.exit_variable_scope(elsewhere)
+    assert not graph.events
+
+
+def test_root_reuse_variables_is_sticky_reuse() -> None:
+    graph = GraphModel("m.py")
+    graph.reuse_variables(graph.root, HERE)
+    assert [event.kind for event in graph.events] == ["sticky_reuse"]
+    with pytest.raises(ModelRaise) as raised:
+        create(graph, "new")
+    assert raised.value.event.kind == "does_not_exist"
+
+
+def test_does_not_exist_is_unproven_when_the_graph_is_incomplete() -> None:
+    graph = GraphModel("m.py")
+    graph.complete = False
+    frame = graph.enter_variable_scope("s", HERE, reuse=Reuse.TRUE)
+    assert graph.get_variable("w", HERE, shape=(2,), shape_given=True) is not None
+    assert [(e.kind, e.certain) for e in graph.events] == [("does_not_exist", False)]
+    graph.exit_variable_scope(frame)
+
+
+def test_speculative_creation_is_uncertain_and_proves_no_error() -> None:
+    graph = GraphModel("m.py")
+    graph.speculative += 1
+    maybe = create(graph, "w")
+    graph.speculative -= 1
+    assert not maybe.certain
+    create(graph, "w")  # may or may not exist: no certain error, no raise
+    assert all(not event.certain for event in graph.events)
+
+
+def test_shape_and_dtype_mismatch_on_reuse() -> None:
+    graph = GraphModel("m.py")
+    create(graph, "w", (1,))
+    frame = graph.enter_variable_scope("", HERE, reuse=Reuse.TRUE)
+    with pytest.raises(ModelRaise) as raised:
+        create(graph, "w", (2,))
+    assert raised.value.event.message == "Trying to share variable w, but specified shape (2,) and found shape (1,)."
+    graph.exit_variable_scope(frame)
+
+
+def test_invalid_arguments() -> None:
+    graph = GraphModel("m.py")
+    with pytest.raises(ModelRaise) as raised:
+        graph.enter_variable_scope(None, HERE)
+    assert raised.value.event.message == "If default_name is None then name_or_scope is required"
+    with pytest.raises(ModelRaise) as raised:
+        graph.get_variable("c", HERE, shape=(2,), shape_given=True, initializer=Initializer(False, (2,)))
+    assert raised.value.event.message == "If initializer is a constant, do not specify shape."
+    with pytest.raises(ModelRaise) as raised:
+        graph.get_variable("n", HERE)
+    assert "did not get an initializer" in raised.value.event.message
+
+
+def test_partitioned_parts_and_trailing_slash_keys() -> None:
+    assert part_shapes((10, 4), [3, 1]) == [(4, 4), (3, 4), (3, 4)]
+    graph = GraphModel("m.py")
+    frame = graph.enter_variable_scope("emb", HERE)
+    entry = graph.get_variable("table", HERE, shape=(10, 4), shape_given=True,
+                               partitioner=FixedSizePartitioner(3))
+    graph.exit_variable_scope(frame)
+    assert [part.name for part in entry.parts] == ["emb/table/part_0", "emb/table/part_1", "emb/table/part_2"]
+    slot = graph.enter_variable_scope(None, HERE, default_name="w/Adam")
+    record = graph.get_variable("", HERE, initializer=Initializer(False, (2,)))
+    graph.exit_variable_scope(slot)
+    assert record.store_key == "w/Adam/" and record.name == "w/Adam" and record.shape == (2,)
+
+
+def test_tf_variable_and_get_variable_names_collide_in_the_graph_only() -> None:
+    graph = GraphModel("m.py")
+    graph.create_variable("v", HERE, shape=())
+    record = create(graph, "v")
+    assert record.store_key == "v" and record.name == "v_1"
