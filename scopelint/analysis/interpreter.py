@@ -8,7 +8,9 @@ uncertain, and no rule reports a certain finding from it.
 """
 from __future__ import annotations
 
+import ast
 import operator
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -1158,6 +1160,9 @@ def _dotted(node: Any) -> str | None:
     return None
 
 
+_PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[diouxXeEfFgGcrsa%]")
+
+
 def _percent_format(template: str, args: Any) -> Any:
     values = args if isinstance(args, tuple) else (args,)
     if isinstance(args, dict):
@@ -1175,27 +1180,40 @@ def _percent_format(template: str, args: Any) -> Any:
     # Replace unknown arguments by "?" so that names stay partly known ("tower_?").
     if isinstance(template, PartialStr):
         return UNKNOWN
-    try:
-        substituted = tuple(v if _primitive(v) else _Marker() for v in values)
-        return PartialStr(template % substituted)
-    except (TypeError, ValueError, KeyError):
+    pieces: list[str] = []
+    position = 0
+    remaining = list(values)
+    for match in _PERCENT_SPEC.finditer(template):
+        pieces.append(template[position:match.start()])
+        position = match.end()
+        spec = match.group(0)
+        if spec == "%%":
+            pieces.append("%")
+            continue
+        if "*" in spec or not remaining:
+            return UNKNOWN
+        value = remaining.pop(0)
+        if not _primitive(value):
+            pieces.append("?")
+            continue
+        try:
+            pieces.append(spec % (value,))
+        except (TypeError, ValueError):
+            return UNKNOWN
+    if remaining:
         return UNKNOWN
+    pieces.append(template[position:])
+    return PartialStr("".join(pieces))
 
 
 class _Marker:
-    """Stands for an unknown value inside % and .format: renders as "?" for %s/%d."""
+    """Stands for an unknown argument of str.format: renders as "?" whatever the format spec."""
 
     def __str__(self) -> str:
         return "?"
 
     def __format__(self, spec: str) -> str:
         return "?"
-
-    def __int__(self) -> int:
-        raise TypeError
-
-    def __index__(self) -> int:
-        raise TypeError
 
 
 def _str_format(template: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -1234,6 +1252,15 @@ def parse_module(source: str, path: str) -> cst.Module:
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as error:
+        # Python's own message and position are clearer ("Missing parentheses in call to 'print'")
+        # and LibCST's message can quote a different position than its error attributes.
+        try:
+            compile(source, path, "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
+        except SyntaxError as python_error:
+            raise ParseFailure(f"SyntaxError: {python_error.msg}", python_error.lineno or 0,
+                               python_error.offset or 0) from None
+        except (ValueError, RecursionError, MemoryError):
+            pass
         raise ParseFailure(f"SyntaxError: {error.message}", error.raw_line, error.raw_column + 1) from None
     except (RecursionError, MemoryError):
         raise ParseFailure("the file is too deeply nested to parse") from None

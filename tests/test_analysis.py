@@ -1,0 +1,44 @@
+"""The interpreter on small programs: parse failures, unknown values, bounded work."""
+from __future__ import annotations
+
+import pytest
+
+from scopelint.analysis import ParseFailure, analyze_source
+
+
+def test_parse_failure_uses_pythons_message_and_position() -> None:
+    with pytest.raises(ParseFailure) as failure:
+        analyze_source('import tensorflow as tf\nprint "x"\n', "old.py")
+    assert (failure.value.line, failure.value.column) == (2, 1)
+    assert "Missing parentheses in call to 'print'" in failure.value.message
+
+
+def test_or_with_an_unknown_operand_stays_unknown() -> None:
+    # `scope or "Linear"` with an unknown scope is either value: no argument error may follow.
+    source = (
+        "import tensorflow.compat.v1 as tf\n"
+        "def linear(x, scope=None):\n"
+        "    with tf.variable_scope(scope or 'Linear'):\n"
+        "        return tf.get_variable('w', [2])\n"
+    )
+    trace = analyze_source(source, "m.py")
+    assert [event for event in trace.events if event.certain] == []
+
+
+def test_nested_unknown_loops_stay_bounded() -> None:
+    loops = "".join("    " * depth + f"for i{depth} in xs{depth}:\n" for depth in range(1, 25))
+    source = "import tensorflow.compat.v1 as tf\ndef f(xs1):\n" + loops + "    " * 25 + "tf.get_variable('w', [1])\n"
+    trace = analyze_source(source, "deep.py")  # used to take exponential time
+    assert all(not record.certain for record in trace.variables)
+
+
+def test_partial_names_from_unknown_format_arguments() -> None:
+    source = (
+        "import tensorflow.compat.v1 as tf\n"
+        "import sys\n"
+        "n = len(sys.argv)\n"
+        "with tf.variable_scope('tower_%d' % n):\n"
+        "    w = tf.get_variable('w', [2])\n"
+    )
+    trace = analyze_source(source, "m.py")
+    assert [(record.name, record.certain) for record in trace.variables] == [("tower_?/w", False)]
