@@ -29,7 +29,11 @@ class Expectation:
 
 
 def fixture_paths() -> list[Path]:
-    return sorted(path for group in FIXTURE_GROUPS for path in (FIXTURES_DIR / group).glob("*.py"))
+    """Every fixture; files named `_*.py` are modules that fixtures import, not fixtures."""
+    return sorted(
+        path for group in FIXTURE_GROUPS for path in (FIXTURES_DIR / group).glob("*.py")
+        if not path.name.startswith("_")
+    )
 
 
 def fixture_id(path: Path) -> str:

@@ -105,7 +105,9 @@ def environment_key() -> str:
 
 
 def _cache_file(cache_dir: Path, path: Path, env_key: str) -> Path:
-    digest = hashlib.sha256(env_key.encode() + b"\0" + path.read_bytes()).hexdigest()
+    # A fixture may import the `_*.py` modules beside it: their text is part of its identity.
+    imported = b"".join(helper.read_bytes() for helper in sorted(path.parent.glob("_*.py")))
+    digest = hashlib.sha256(env_key.encode() + b"\0" + path.read_bytes() + b"\0" + imported).hexdigest()
     return cache_dir / f"{digest}.json"
 
 
@@ -272,10 +274,17 @@ def _child_main(request: Path, response: Path) -> None:
         source = Path(path).read_text()
         scope = {"__name__": "__main__", "__file__": path, "__builtins__": builtins}
         error = None
+        folder = str(Path(path).parent)
+        sys.path.insert(0, folder)  # as `python fixture.py` would: its sibling modules import
         try:
             exec(compile(source, path, "exec"), scope)
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - any failure is an observation
             error = _error_of(exc, path)
+        finally:
+            sys.path.remove(folder)
+            for name, module in list(sys.modules.items()):
+                if str(getattr(module, "__file__", "") or "").startswith(folder + os.sep):
+                    del sys.modules[name]  # the next fixture imports its own fresh copy
         results[path] = Observation(variables=_variables_of(tf), error=error).to_json()
         _restore_behaviour(tf)
     response.write_text(json.dumps(results))

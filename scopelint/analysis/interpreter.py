@@ -17,6 +17,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from scopelint.analysis import project
 from scopelint.analysis.positions import Positions
 
 from scopelint.analysis import ParseFailure
@@ -26,6 +27,7 @@ from scopelint.analysis.values import (
     BoundMethod,
     Env,
     Instance,
+    ModuleValue,
     PartialStr,
     TFRef,
     UserClass,
@@ -114,6 +116,9 @@ class Interpreter:
         self.steps = 0
         self.total_steps = 0
         self.module: ModuleContext | None = None
+        # Project modules imported so far (resolved path -> module value; None while loading or
+        # when it could not be loaded), so each runs once, as Python imports do.
+        self.loaded_modules: dict[str, ModuleValue | None] = {}
         self.extra_events: list[Event] = []
         self.tensorflow_seen = False
         self.final_graph = 0
@@ -128,8 +133,8 @@ class Interpreter:
         try:
             pos: CodeRange = self.module.positions[node]
         except KeyError:
-            return Site(self.path, 1, 1, 1, 1)
-        return Site(self.path, pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1)
+            return Site(self.module.path, 1, 1, 1, 1)
+        return Site(self.module.path, pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1)
 
     def where(self, node: cst.CSTNode) -> Where:
         chain = tuple(
@@ -417,13 +422,24 @@ class Interpreter:
 
     def call_user(self, function: UserFunction, args: list[Any], kwargs: dict[str, Any],
                   call_node: cst.CSTNode, receiver: Any = None, unknown_args: bool = False) -> Any:
+        if len(self.frames) >= MAX_CALL_DEPTH:
+            self.graph.complete = False
+            return UNKNOWN
+        caller_module = self.module
+        if function.module is not None:
+            self.module = function.module  # sites inside the function are in its own file
+        try:
+            return self._call_user(function, args, kwargs, call_node, receiver, unknown_args, caller_module)
+        finally:
+            self.module = caller_module
+
+    def _call_user(self, function: UserFunction, args: list[Any], kwargs: dict[str, Any],
+                   call_node: cst.CSTNode, receiver: Any, unknown_args: bool,
+                   caller_module: ModuleContext | None) -> Any:
         node = function.node
         assert self.module is not None
         if isinstance(node, cst.FunctionDef):
             self.module.executed_defs.add(id(node))
-        if len(self.frames) >= MAX_CALL_DEPTH:
-            self.graph.complete = False
-            return UNKNOWN
         env = Env(function.closure)
         params = node.params
         positional = list(params.posonly_params) + list(params.params)
@@ -460,7 +476,10 @@ class Interpreter:
             return self.eval(node.body, env)
         key = function.name
         self.call_counts[key] = self.call_counts.get(key, 0) + 1
-        self.frames.append(Frame(function.name, self.site(call_node), self.call_counts[key]))
+        callee_module, self.module = self.module, caller_module
+        call_site = self.site(call_node)
+        self.module = callee_module
+        self.frames.append(Frame(function.name, call_site, self.call_counts[key]))
         records_before = len(self.graph.records)
         try:
             if function.opaque:
@@ -520,23 +539,60 @@ class Interpreter:
             return
         top = name.split(".")[0]
         tf_path = self.tfapi.tf_path_for_module(name)
-        if alias.asname is not None:
-            target = alias.asname.name
-            value = TFRef(tf_path) if tf_path else UNKNOWN
-            self.assign(target, value, env)
-        else:
-            value = TFRef(self.tfapi.tf_path_for_module(top) or "") if self.tfapi.tf_path_for_module(top) else UNKNOWN
-            env.assign(top, value)
         if tf_path:
             self.tensorflow_seen = True
+            if alias.asname is not None:
+                self.assign(alias.asname.name, TFRef(tf_path), env)
+            else:
+                env.assign(top, TFRef(self.tfapi.tf_path_for_module(top) or "tf"))
+            return
+        # A project module: `import a.b` loads a, then a.b, and binds a; `import a.b as c` binds a.b.
+        parts = name.split(".")
+        loaded = [self.import_project_module(".".join(parts[:i + 1]), 0) for i in range(len(parts))]
+        for parent, child, part in zip(loaded, loaded[1:], parts[1:]):
+            if parent is not None and child is not None:
+                parent.env.vars.setdefault(part, child)
+        if alias.asname is not None:
+            self.assign(alias.asname.name, loaded[-1] if loaded[-1] is not None else UNKNOWN, env)
+        else:
+            env.assign(top, loaded[0] if loaded[0] is not None else UNKNOWN)
+
+    def import_project_module(self, dotted: str, level: int) -> ModuleValue | None:
+        """Run a module of the project being checked, once, as `import` would."""
+        assert self.module is not None
+        file = project.find_module_file(self.module.path, dotted, level)
+        if file is None:
+            return None
+        key = str(file.resolve())
+        if key in self.loaded_modules:
+            return self.loaded_modules[key]  # None while it is still loading (a cycle)
+        self.loaded_modules[key] = None
+        loaded = project.load_module(file, self.module.path)
+        if loaded is None:
+            return None
+        env = Env()
+        module_name = dotted or file.parent.name
+        env.vars.update({"__name__": module_name, "__file__": loaded.path})
+        value = ModuleValue(module_name, env)
+        self.loaded_modules[key] = value
+        importer = self.module
+        self.module = ModuleContext(loaded.path, Positions(loaded.module, loaded.source), env)
+        try:
+            self.exec_block(loaded.module.body, env)
+        except (_UserRaise, _Return, _Break, _Continue):
+            pass
+        finally:
+            self.module = importer
+        return value
 
     def bind_import_from(self, node: cst.ImportFrom, env: Env) -> None:
-        module = _dotted(node.module) if node.module is not None else None
-        if module is None or node.relative:
-            base = None
-        else:
-            base = self.tfapi.tf_path_for_module(module)
+        module = _dotted(node.module) if node.module is not None else ""
+        level = len(node.relative)
+        base = self.tfapi.tf_path_for_module(module) if module and not level else None
+        source = None if base else self.import_project_module(module or "", level)
         if isinstance(node.names, cst.ImportStar):
+            if source is not None:
+                env.vars.update({k: v for k, v in source.env.vars.items() if not k.startswith("_")})
             return
         for alias in node.names:
             imported = _dotted(alias.name) or ""
@@ -544,8 +600,13 @@ class Interpreter:
             if base:
                 self.tensorflow_seen = True
                 env.assign(target, self.tfapi.resolve_path(self.tfapi.canonical(f"{base}.{imported}")))
+            elif source is not None and imported in source.env.vars:
+                env.assign(target, source.env.vars[imported])
             else:
-                env.assign(target, UNKNOWN)
+                # `from package import submodule`
+                submodule = self.import_project_module(f"{module}.{imported}" if module else imported, level) \
+                    if source is not None or level else None
+                env.assign(target, submodule if submodule is not None else UNKNOWN)
 
     # ------------------------------------------------------------------ assignment
     def assign(self, target: cst.CSTNode, value: Any, env: Env) -> None:
@@ -905,6 +966,8 @@ class Interpreter:
                     return self.call_user(attr, [], {}, node, receiver=owner)
                 return BoundMethod(attr, owner)
             return attr
+        if isinstance(owner, ModuleValue):
+            return owner.env.vars.get(name, UNKNOWN)
         if isinstance(owner, UserClass):
             attr = owner.lookup(name)
             if isinstance(attr, UserFunction) and attr.is_classmethod:

@@ -69,7 +69,7 @@ _EXACT = {
     "tf.python.ops.rnn_cell_impl": "tf.nn.rnn_cell", "tf.python.ops.rnn_cell": "tf.nn.rnn_cell",
     "tf.python.ops.rnn": "tf.nn", "tf.python.layers.core": "tf.layers", "tf.contrib.rnn": "tf.nn.rnn_cell",
     "tf.python.training.device_setter": "tf.train", "tf.python.training.training": "tf.train",
-    "tf.python.keras": "tf.keras", "tf.keras.compat.v1": "tf",
+    "tf.python.keras": "tf.keras", "tf.keras.compat.v1": "tf", "tf.absl.app": "tf.app",
 }
 # Cell classes also reachable as tf.nn.rnn_cell.X through tf.contrib.rnn; the RNN functions that
 # tf.contrib.rnn exposes keep their tf.nn names.
@@ -102,6 +102,9 @@ def tf_path_for_module(module: str) -> str | None:
     """The TF path a Python module name stands for ("tensorflow.compat.v1" -> "tf")."""
     if module == "tensorflow" or module.startswith("tensorflow."):
         return canonical("tf" + module[len("tensorflow"):])
+    if module == "absl.app" or module == "absl":
+        # tf.app.run is absl's app.run: both call the program's main(argv).
+        return "tf.app" if module == "absl.app" else "tf.absl"
     if module in ("tf_slim",) or module.startswith("tf_slim."):
         return "tf.contrib.slim" + module[len("tf_slim"):]
     return None
@@ -529,6 +532,19 @@ def _device(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node
          "tf.train.MonitoredTrainingSession", "tf.train.MonitoredSession", "tf.train.Supervisor")
 def _opaque_context(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
     return ContextValue("other", {"value": UNKNOWN})
+
+
+@handles("tf.app.run")
+def _app_run(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    """`tf.app.run(main=None)`: calls main(argv), by default the running module's `main`."""
+    bound = bind(("main", "argv"), args, kwargs)
+    main = bound.get("main")
+    if main is None and interp.module is not None:
+        main = interp.module.env.vars.get("main")
+    if main is None or main is UNKNOWN:
+        return UNKNOWN
+    interp.call_value(main, [UNKNOWN], {}, node)
+    return UNKNOWN
 
 
 @handles("tf.Graph")

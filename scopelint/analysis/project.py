@@ -1,0 +1,89 @@
+"""Finding and reading the project's own modules that an analysed file imports.
+
+`import model` or `from .layers import dense_block` in a checked file runs that module's code in
+the analysis too, as Python would at import time, so that calls into it are followed.  Modules
+are looked up next to the importing file and from the root of its package (the first folder up
+that has no `__init__.py`), never on the installed sys.path: only code that ships with the
+project is analysed.
+"""
+from __future__ import annotations
+
+import os
+import tokenize
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import libcst as cst
+
+# A generated or data-like module this large is not worth following.
+MAX_MODULE_BYTES = 2_000_000
+
+
+@dataclass(frozen=True)
+class ProjectModule:
+    path: str  # as findings should name it: relative to the working directory when possible
+    source: str
+    module: cst.Module
+
+
+def package_root(folder: Path) -> Path:
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        folder = folder.parent
+    return folder
+
+
+def find_module_file(importer: str, dotted: str, level: int) -> Path | None:
+    """The file `import dotted` (level 0) or `from .<dotted> import ...` (level > 0) loads."""
+    here = Path(importer).resolve().parent
+    if level:
+        base = here
+        for _ in range(level - 1):
+            base = base.parent
+        bases = [base]
+    else:
+        bases = [here, package_root(here)]
+    parts = [part for part in dotted.split(".") if part]
+    for base in dict.fromkeys(bases):
+        target = base.joinpath(*parts) if parts else base
+        candidates = [target / "__init__.py"] if not parts else [Path(f"{target}.py"), target / "__init__.py"]
+        for candidate in candidates:
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def display_path(file: Path, importer: str) -> str:
+    """Relative like the importer's path when that one was given relative."""
+    if os.path.isabs(importer):
+        return str(file)
+    try:
+        return os.path.relpath(file)
+    except ValueError:
+        return str(file)
+
+
+def load_module(file: Path, importer: str) -> ProjectModule | None:
+    """The parsed module, or None when it cannot be read or parsed (then it stays unknown)."""
+    try:
+        stat = file.stat()
+    except OSError:
+        return None
+    if stat.st_size > MAX_MODULE_BYTES:
+        return None
+    parsed = _parse(str(file), stat.st_mtime_ns, stat.st_size)
+    if parsed is None:
+        return None
+    source, module = parsed
+    return ProjectModule(display_path(file, importer), source, module)
+
+
+@lru_cache(maxsize=256)
+def _parse(path: str, mtime_ns: int, size: int) -> tuple[str, cst.Module] | None:
+    # mtime and size are part of the key so that an edited file is parsed again.
+    try:
+        with tokenize.open(path) as handle:
+            source = handle.read()
+        return source, cst.parse_module(source)
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError, cst.ParserSyntaxError, RecursionError):
+        return None
