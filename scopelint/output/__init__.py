@@ -1,8 +1,7 @@
 """Output formats: each is a function of the run's results.
 
 A formatter returns either a `rich.text.Text` (human formats: styled on a terminal, plain when piped)
-or a `str` (machine formats, written verbatim).  New formats (sarif, github, junit) are added to
-FORMATTERS.
+or a `str` (machine formats, written verbatim).  Machine formats: json, sarif, github, junit.
 """
 from __future__ import annotations
 
@@ -13,8 +12,11 @@ from rich.text import Text
 from scopelint.engine import RunResult
 from scopelint.output.concise import format_concise
 from scopelint.output.full import format_full
+from scopelint.output.github import format_github
 from scopelint.output.json_format import format_json
+from scopelint.output.junit import format_junit
 from scopelint.output.options import FormatOptions
+from scopelint.output.sarif import format_sarif
 from scopelint.output.statistics import format_statistics_json, format_statistics_text
 
 Formatter = Callable[[RunResult, FormatOptions], "Text | str"]
@@ -23,6 +25,9 @@ FORMATTERS: dict[str, Formatter] = {
     "full": format_full,
     "concise": format_concise,
     "json": format_json,
+    "sarif": format_sarif,
+    "github": format_github,
+    "junit": format_junit,
 }
 
 # Formats that a summary line ("Found 3 errors.") follows, as in ruff.
@@ -33,6 +38,10 @@ STATISTICS_FORMATTERS: dict[str, Callable[[RunResult], "Text | str"]] = {
     "full": format_statistics_text,
     "concise": format_statistics_text,
     "json": format_statistics_json,
+    # The CI formats have no statistics form of their own: the table, as for humans.
+    "sarif": format_statistics_text,
+    "github": format_statistics_text,
+    "junit": format_statistics_text,
 }
 
 
