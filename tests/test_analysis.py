@@ -42,3 +42,29 @@ def test_partial_names_from_unknown_format_arguments() -> None:
     )
     trace = analyze_source(source, "m.py")
     assert [(record.name, record.certain) for record in trace.variables] == [("tower_?/w", False)]
+
+
+def test_relative_and_circular_project_imports(tmp_path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text(
+        "import tensorflow.compat.v1 as tf\n"
+        "from . import b\n"
+        "def block(name):\n"
+        "    with tf.variable_scope(name):\n"
+        "        return tf.get_variable('w', [2])\n"
+    )
+    (package / "b.py").write_text("from . import a\nSCOPE = 'enc'\n")  # a cycle: a -> b -> a
+    main = package / "main.py"
+    main.write_text(
+        "import tensorflow.compat.v1 as tf\n"
+        "from .a import block\n"
+        "from .b import SCOPE\n"
+        "block(SCOPE)\n"
+        "block(SCOPE)\n"
+    )
+    trace = analyze_source(main.read_text(), str(main))
+    assert [record.name for record in trace.variables] == ["enc/w"]
+    errors = [event for event in trace.events if event.kind == "already_exists" and event.certain]
+    assert len(errors) == 1 and errors[0].site.path == str(package / "a.py") and errors[0].site.line == 5
