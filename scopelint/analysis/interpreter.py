@@ -18,7 +18,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from scopelint.analysis import project
-from scopelint.analysis.positions import Positions
+from scopelint.analysis.positions import Positions, walk
 
 from scopelint.analysis import ParseFailure
 from scopelint.analysis.values import (
@@ -414,9 +414,7 @@ class Interpreter:
             return
         if node.params.star_kwarg is not None:
             return
-        used = _NameUseFinder("reuse")
-        node.body.visit(used)
-        if not used.found and not _is_stub_body(node):
+        if not _uses_name(node.body, "reuse") and not _is_stub_body(node):
             # Reported only once a run of the function is seen creating variables (call_user).
             self.unused_reuse_params[id(node)] = node
 
@@ -1142,19 +1140,14 @@ class _Speculative:
         self.env.vars.update(joined)
 
 
-class _NameUseFinder(cst.CSTVisitor):
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.found = False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value == self.name:
-            self.found = True
-
-    def visit_Call(self, node: cst.Call) -> None:
-        for arg in node.args:
-            if arg.star == "**" or (arg.keyword is not None and arg.keyword.value == self.name):
-                self.found = True
+def _uses_name(body: cst.CSTNode, name: str) -> bool:
+    """Whether `name` is read in body, or could be passed on through `**kwargs` / `name=`."""
+    for node in walk(body):
+        if isinstance(node, cst.Name) and node.value == name:
+            return True
+        if isinstance(node, cst.Arg) and (node.star == "**" or (node.keyword is not None and node.keyword.value == name)):
+            return True
+    return False
 
 
 def _is_stub_body(node: cst.FunctionDef) -> bool:
@@ -1343,4 +1336,5 @@ def interpret_module(source: str, path: str) -> Trace:
     trace.events.extend(interp.extra_events)
     trace.uses_tensorflow = interp.tensorflow_seen
     trace.final_graph = interp.final_graph
+    interp.tfapi.tfapi_devices.add_device_facts(interp, trace)  # setters and placements (TFS4xx)
     return trace

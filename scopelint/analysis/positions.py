@@ -9,22 +9,63 @@ where the two disagree, falls back to PositionProvider, computed once and only w
 from __future__ import annotations
 
 import ast
-from typing import Any
+import dataclasses
+from typing import Any, Iterator
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 
-class _Collector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.calls: list[cst.Call] = []
-        self.functions: list[cst.FunctionDef] = []
+# Fields that hold only whitespace and punctuation: never a call, so never walked.
+_SKIPPED_PREFIXES = ("whitespace", "lpar", "rpar", "leading_lines", "lines_after")
+_SKIPPED_FIELDS = frozenset({
+    "comma", "semicolon", "header", "footer", "equal", "colon", "operator", "lbracket", "rbracket",
+    "lbrace", "rbrace", "newline", "asynchronous", "star", "dot", "trailing_whitespace", "first_line",
+    "first_colon", "second_colon", "indent", "default_indent", "default_newline", "encoding",
+    "has_trailing_newline", "posonly_ind",
+})
+# Where LibCST's field order is not source order: these fields come first, in this order.
+_SOURCE_ORDER = {
+    cst.FunctionDef: ("decorators", "name", "type_parameters", "params", "returns"),
+    cst.ClassDef: ("decorators", "name", "type_parameters", "bases", "keywords"),
+    cst.IfExp: ("body", "test"),
+    cst.Arg: ("keyword",),
+    cst.ExceptHandler: ("type", "name"),
+    cst.MatchCase: ("pattern", "guard"),
+    cst.TypeAlias: ("name", "type_parameters"),
+}
+_FIELDS: dict[type, list[str]] = {}
 
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.functions.append(node)
+def _child_fields(node_type: type) -> list[str]:
+    fields = _FIELDS.get(node_type)
+    if fields is None:
+        names = [f.name for f in dataclasses.fields(node_type)
+                 if f.name not in _SKIPPED_FIELDS and not f.name.startswith(_SKIPPED_PREFIXES)]
+        first = [name for name in _SOURCE_ORDER.get(node_type, ()) if name in names]
+        fields = first + [name for name in names if name not in first]
+        _FIELDS[node_type] = fields
+    return fields
+
+
+def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node below `node` (itself included) in source pre-order.
+
+    Several times faster than a CSTVisitor, which dispatches visit/leave calls for every node,
+    whitespace included.
+    """
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        children: list[cst.CSTNode] = []
+        for name in _child_fields(type(current)):
+            value = getattr(current, name)
+            if isinstance(value, cst.CSTNode):
+                children.append(value)
+            elif isinstance(value, (list, tuple)):
+                children.extend(item for item in value if isinstance(item, cst.CSTNode))
+        stack.extend(reversed(children))
 
 
 class Positions:
@@ -46,8 +87,13 @@ class Positions:
         return self._full[node]
 
     def _match_calls(self) -> dict[int, CodeRange]:
-        collector = _Collector()
-        self.module.visit(collector)
+        cst_calls: list[cst.Call] = []
+        cst_functions: list[cst.FunctionDef] = []
+        for node in walk(self.module):
+            if isinstance(node, cst.Call):
+                cst_calls.append(node)
+            elif isinstance(node, cst.FunctionDef):
+                cst_functions.append(node)
         try:
             tree = ast.parse(self.source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -58,12 +104,10 @@ class Positions:
         order = lambda n: (n.lineno, n.col_offset, -(n.end_lineno or 0), -(n.end_col_offset or 0))  # noqa: E731
         calls.sort(key=order)
         functions.sort(key=order)
-        pairs = list(zip(collector.calls, calls))
-        if len(calls) != len(collector.calls):
-            pairs = []
+        pairs: list[tuple[cst.CSTNode, Any]] = list(zip(cst_calls, calls)) if len(calls) == len(cst_calls) else []
         # ast lists async defs too; CST's FunctionDef covers both, so the counts agree.
-        if len(functions) == len(collector.functions):
-            pairs += list(zip(collector.functions, functions))
+        if len(functions) == len(cst_functions):
+            pairs += list(zip(cst_functions, functions))
         lines = self.source.splitlines()
         result: dict[int, CodeRange] = {}
         for cst_call, ast_call in pairs:
