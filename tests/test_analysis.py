@@ -68,3 +68,15 @@ def test_relative_and_circular_project_imports(tmp_path) -> None:
     assert [record.name for record in trace.variables] == ["enc/w"]
     errors = [event for event in trace.events if event.kind == "already_exists" and event.certain]
     assert len(errors) == 1 and errors[0].site.path == str(package / "a.py") and errors[0].site.line == 5
+
+
+@pytest.mark.parametrize(
+    ("literal", "value"),
+    [('"a"', "a"), ("'b'", "b"), ('"""doc"""', "doc"), ("r'x\\y'", "x\\y"), ('"a\\nb"', "a\nb"),
+     ("u'z'", "z"), ("''", ""), ("b'x'", None)],
+)
+def test_string_literals(literal: str, value: str | None) -> None:
+    from scopelint.analysis.interpreter import _string_literal
+    from scopelint.analysis.values import UNKNOWN
+
+    assert _string_literal(literal) == (UNKNOWN if value is None else value)

@@ -651,12 +651,11 @@ class Interpreter:
             return float(node.value.replace("_", ""))
         if isinstance(node, cst.Imaginary):
             return UNKNOWN
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-            try:
-                value = node.evaluated_value
-            except Exception:  # noqa: BLE001 - odd literals are simply unknown
-                return UNKNOWN
-            return value if isinstance(value, str) else UNKNOWN
+        if isinstance(node, cst.SimpleString):
+            return _string_literal(node.value)
+        if isinstance(node, cst.ConcatenatedString):
+            left, right = self.eval(node.left, env), self.eval(node.right, env)
+            return left + right if isinstance(left, str) and isinstance(right, str) else UNKNOWN
         if isinstance(node, cst.FormattedString):
             return self.eval_fstring(node, env)
         if isinstance(node, cst.Attribute):
@@ -1194,6 +1193,21 @@ def _hashable(value: Any) -> bool:
     except TypeError:
         return False
     return True
+
+
+def _string_literal(text: str) -> Any:
+    """A string literal's value; plain ones without escapes directly (LibCST's evaluated_value
+    runs ast.literal_eval, a full parse per literal), the rest through literal_eval."""
+    prefix = text[:len(text) - len(text.lstrip("rRuUbBfF"))]
+    body = text[len(prefix):]
+    if prefix.lower() in ("", "u") and "\\" not in body:
+        quote = body[:3] if body[:3] in ('"""', "'''") else body[:1]
+        return body[len(quote):-len(quote)]
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return UNKNOWN
+    return value if isinstance(value, str) else UNKNOWN
 
 
 def _int_literal(text: str) -> Any:
