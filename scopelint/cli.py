@@ -18,10 +18,13 @@ from pathlib import Path
 from rich.syntax import Syntax
 from rich.text import Text
 
-from scopelint import engine
+from scopelint import baseline, engine
+from scopelint.add_noqa import add_noqa
+from scopelint.cache import ResultCache
 from scopelint.config import Config, ConfigError, discover_config, load_config
 from scopelint.diagnostics import RuleInfo
 from scopelint.output import FORMATTERS, STATISTICS_FORMATTERS, SUMMARY_FORMATS, FormatOptions, summary_line
+from scopelint.output.progress import progress_bar
 from scopelint.output.terminal import emit, make_console, use_styles
 from scopelint.selection import SelectionLayer, SelectorError, resolve_codes, resolve_enabled, split_selectors
 
@@ -67,6 +70,12 @@ def add_check_command(subparsers: argparse._SubParsersAction) -> None:
     output_group.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     output_group.add_argument("-v", "--verbose", action="store_true", help="show tracebacks of internal errors")
     parser.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N", help="worker processes (default: one per core; 1 runs in-process)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the results cache (.scopelint_cache/ under the project root)")
+    adoption_group = parser.add_argument_group("adopting on existing code")
+    adoption_group.add_argument("--baseline", metavar="FILE", help="report only findings that are not in this baseline file")
+    writers = adoption_group.add_mutually_exclusive_group()
+    writers.add_argument("--write-baseline", metavar="FILE", help="write every current finding to this baseline file, report nothing, exit 0")
+    writers.add_argument("--add-noqa", action="store_true", help="add `# noqa: CODE` to the line of every current finding, exit 0")
     parser.set_defaults(handler=command_check)
 
 
@@ -135,8 +144,25 @@ def command_check(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     if args.stdin_filename and engine.STDIN_PATH not in args.paths and args.paths == ["."]:
         args.paths = [engine.STDIN_PATH]  # ruff: --stdin-filename alone means "read stdin"
+    if args.add_noqa and engine.STDIN_PATH in args.paths:
+        _error("--add-noqa edits files and cannot be used with stdin")
+        return EXIT_ERROR
+    known_findings = None
+    if args.baseline:
+        try:
+            known_findings = baseline.load_baseline(Path(args.baseline))
+        except baseline.BaselineError as problem:
+            _error(str(problem))
+            return EXIT_ERROR
     stdin_data = sys.stdin.buffer.read() if engine.STDIN_PATH in args.paths else None
-    result = engine.run(args.paths, settings, jobs=args.jobs, stdin_data=stdin_data, stdin_filename=args.stdin_filename)
+    cache = None if args.no_cache else ResultCache.under(config.root, engine.analyzer_identity())
+    bar = None if args.quiet else progress_bar(sys.stderr)
+    try:
+        result = engine.run(args.paths, settings, jobs=args.jobs, stdin_data=stdin_data, stdin_filename=args.stdin_filename,
+                            cache=cache, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
 
     for unreadable in result.read_errors:
         print(f"{PROGRAM}: {unreadable.path}: {unreadable.error}", file=sys.stderr)
@@ -146,6 +172,20 @@ def command_check(args: argparse.Namespace) -> int:
             print(error.details, file=sys.stderr, end="")
     if result.internal_errors and not args.verbose:
         print(f"{PROGRAM}: this is a bug in scopelint; rerun with --verbose for the traceback", file=sys.stderr)
+
+    failed = bool(result.read_errors or result.internal_errors)
+    if args.write_baseline:
+        written = baseline.write_baseline(result, Path(args.write_baseline))
+        print(f"{PROGRAM}: wrote {written} finding{'s' if written != 1 else ''} to {args.write_baseline}", file=sys.stderr)
+        return EXIT_ERROR if failed else EXIT_CLEAN
+    if known_findings is not None:
+        result, _ = baseline.without_baselined(result, known_findings)
+    if args.add_noqa:
+        report = add_noqa(result)
+        for path, line, why in report.skipped:
+            print(f"{PROGRAM}: {path}:{line}: no noqa added: {why}", file=sys.stderr)
+        print(f"Added {report.added} noqa directive{'s' if report.added != 1 else ''}.", file=sys.stderr)
+        return EXIT_ERROR if failed else EXIT_CLEAN
 
     findings = result.diagnostics
     if args.statistics:
@@ -280,6 +320,17 @@ def command_layout(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------------------------------
+# verify
+
+
+def add_verify_command(subparsers: argparse._SubParsersAction) -> None:
+    """`scopelint verify`: arguments and handler live in scopelint/verify/command.py."""
+    from scopelint.verify.command import register
+
+    register(subparsers, parents=[_color_options()])
+
+
+# ---------------------------------------------------------------------------------------------------
 # parser and entry point
 
 
@@ -294,6 +345,7 @@ SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     add_rules_command,
     add_rule_command,
     add_layout_command,
+    add_verify_command,
 ]
 
 

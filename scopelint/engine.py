@@ -1,6 +1,8 @@
 """Files in, results out: discovery, pre-filter, decoding, analysis, rules, suppressions.
 
-The engine never prints; the CLI turns a RunResult into output and an exit code.
+The engine never prints; the CLI turns a RunResult into output and an exit code.  With a
+ResultCache (cache.py), stored results for unchanged files are used instead of analysing them; a
+RunProgress is told of each result as it arrives.
 
 Pre-filter: a file whose bytes never contain `tensorflow` is not parsed nor analysed (it cannot import
 TensorFlow, so it cannot build variables with it) and counts as checked with no findings.  A module
@@ -17,12 +19,14 @@ import os
 import tokenize
 import traceback
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from functools import lru_cache, partial
+from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 from scopelint import analysis
+from scopelint.cache import ResultCache, recording_module_lookups
 from scopelint.diagnostics import Diagnostic, RuleInfo
 from scopelint.noqa import NoqaDirectives, apply_noqa, parse_noqa, unused_directives
 from scopelint.trace import Site
@@ -346,18 +350,67 @@ def _unused_noqa_findings(directives: NoqaDirectives, path: str, enabled: frozen
     ]
 
 
-def check_task(task: FileTask, settings: CheckSettings, stdin_data: bytes | None = None) -> FileResult:
-    """Read and check one file; a file that cannot be read gets `error` and no findings."""
+def _read_task(task: FileTask, stdin_data: bytes | None) -> tuple[bytes | None, FileResult | None]:
+    """The file's bytes, or a result saying why there are none."""
     if task.missing:
-        return FileResult(path=task.display_path, error="No such file or directory")
+        return None, FileResult(path=task.display_path, error="No such file or directory")
     if task.path == STDIN_PATH:
-        data = stdin_data if stdin_data is not None else b""
-    else:
-        try:
-            data = Path(task.path).read_bytes()
-        except OSError as error:
-            return FileResult(path=task.display_path, error=error.strerror or str(error))
-    return check_source(data, task.display_path, settings)
+        return (stdin_data if stdin_data is not None else b""), None
+    try:
+        return Path(task.path).read_bytes(), None
+    except OSError as error:
+        return None, FileResult(path=task.display_path, error=error.strerror or str(error))
+
+
+def check_task(task: FileTask, settings: CheckSettings, stdin_data: bytes | None = None, cache: ResultCache | None = None) -> FileResult:
+    """Read and check one file; a file that cannot be read gets `error` and no findings.
+
+    With a cache, a stored result for the same bytes and settings is returned without analysing,
+    and a new result is stored (stdin is never cached: it has no file to go stale against)."""
+    data, unreadable = _read_task(task, stdin_data)
+    if unreadable is not None:
+        return unreadable
+    assert data is not None
+    if cache is None or task.path == STDIN_PATH or PREFILTER_MARKER not in data:
+        return check_source(data, task.display_path, settings)
+    key = cache.key(task.display_path, settings.enabled_for(task.display_path), data)
+    cached = cache.load(key)
+    if cached is not None:
+        return FileResult(path=task.display_path, diagnostics=cached.diagnostics, source_lines=cached.source_lines)
+    with recording_module_lookups() as lookups:
+        result = check_source(data, task.display_path, settings)
+    if lookups is not None and not result.internal_errors:
+        cache.store(key, result.diagnostics, result.source_lines, lookups)
+    return result
+
+
+def analyzer_identity() -> str:
+    """Which analyzer and rule modules produce results (part of the cache key: tests swap them)."""
+    analyze = analysis.analyze_source
+    modules = ",".join(module.__name__ for module in _rule_modules())
+    return f"{analyze.__module__}.{analyze.__qualname__}\0{modules}"
+
+
+def _cached_result(task: FileTask, settings: CheckSettings, cache: ResultCache) -> FileResult | None:
+    """A result that needs no analysis: stored in the cache, or pre-filtered, or unreadable."""
+    data, unreadable = _read_task(task, None)
+    if unreadable is not None:
+        return unreadable
+    assert data is not None
+    if PREFILTER_MARKER not in data:
+        return check_source(data, task.display_path, settings)
+    cached = cache.load(cache.key(task.display_path, settings.enabled_for(task.display_path), data))
+    if cached is None:
+        return None
+    return FileResult(path=task.display_path, diagnostics=cached.diagnostics, source_lines=cached.source_lines)
+
+
+class RunProgress(Protocol):
+    """Told how many files a run has and each result as it arrives (for a progress bar)."""
+
+    def started(self, total: int) -> None: ...
+
+    def advanced(self, result: FileResult) -> None: ...
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -370,20 +423,37 @@ def run(
     jobs: int | None = None,
     stdin_data: bytes | None = None,
     stdin_filename: str | None = None,
+    cache: ResultCache | None = None,
+    progress: RunProgress | None = None,
 ) -> RunResult:
     """Check `paths` (files, directories, `-` for stdin); results are in discovery order.
 
     `jobs` worker processes (None: one per core); with one job, or one file, everything runs in this
-    process.  Stdin is always checked here, since its bytes were read by this process.
+    process.  Stdin is always checked here, since its bytes were read by this process.  With a
+    cache, stored results are looked up here first, so that an unchanged tree starts no workers.
     """
     tasks = discover(paths, settings)
     if stdin_filename is not None:
         tasks = [
             FileTask(STDIN_PATH, stdin_filename) if task.path == STDIN_PATH else task for task in tasks
         ]
-    workers = jobs if jobs is not None and jobs > 0 else (os.cpu_count() or 1)
-    file_tasks = [task for task in tasks if task.path != STDIN_PATH and not task.missing]
+    if progress is not None:
+        progress.started(len(tasks))
     results: dict[int, FileResult] = {}
+
+    def finished(task: FileTask, result: FileResult) -> None:
+        results[id(task)] = result
+        if progress is not None:
+            progress.advanced(result)
+
+    if cache is not None:
+        for task in tasks:
+            if task.path != STDIN_PATH:
+                known = _cached_result(task, settings, cache)
+                if known is not None:
+                    finished(task, known)
+    workers = jobs if jobs is not None and jobs > 0 else (os.cpu_count() or 1)
+    file_tasks = [task for task in tasks if task.path != STDIN_PATH and not task.missing and id(task) not in results]
     if workers > 1 and len(file_tasks) > 1:
         # Warm the rule registry before forking so that workers inherit it.
         _rule_modules()
@@ -393,10 +463,10 @@ def run(
         with ProcessPoolExecutor(max_workers=min(workers, len(file_tasks)), mp_context=context) as executor:
             # One file per task: analysis time varies by orders of magnitude between files, so
             # batches would leave a worker idle while another finishes a batch of large files.
-            checked = executor.map(partial(check_task, settings=settings), file_tasks)
-            for task, result in zip(file_tasks, checked):
-                results[id(task)] = result
+            pending = {executor.submit(check_task, task, settings, None, cache): task for task in file_tasks}
+            for future in as_completed(pending):
+                finished(pending[future], future.result())
     for task in tasks:
         if id(task) not in results:
-            results[id(task)] = check_task(task, settings, stdin_data)
+            finished(task, check_task(task, settings, stdin_data, cache))
     return RunResult(files=[results[id(task)] for task in tasks])

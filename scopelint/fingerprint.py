@@ -30,14 +30,13 @@ class FindingKey:
 
 
 def relative_path(path: str, base: str | os.PathLike[str]) -> str:
-    """`path` relative to `base` with `/` separators; absolute when it is outside `base`."""
+    """`path` relative to `base` (`../` when outside it), with `/` separators."""
     if path == STDIN_PATH:
         return path
-    absolute = os.path.abspath(path)
-    relative = os.path.relpath(absolute, os.path.abspath(base))
-    if relative == ".." or relative.startswith(".." + os.sep):
-        return Path(absolute).as_posix()
-    return Path(relative).as_posix()
+    try:
+        return Path(os.path.relpath(os.path.abspath(path), os.path.abspath(base))).as_posix()
+    except ValueError:  # another drive on Windows
+        return Path(os.path.abspath(path)).as_posix()
 
 
 def source_line_reader(run: RunResult) -> Callable[[str, int], str]:

@@ -33,7 +33,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def check(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
-    code = cli.main(["check", "--jobs", "1", *argv])
+    code = cli.main(["check", "--jobs", "1", "--no-cache", *argv])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
