@@ -320,17 +320,6 @@ def command_layout(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------------------------------
-# verify
-
-
-def add_verify_command(subparsers: argparse._SubParsersAction) -> None:
-    """`scopelint verify`: arguments and handler live in scopelint/verify/command.py."""
-    from scopelint.verify.command import register
-
-    register(subparsers, parents=[_color_options()])
-
-
-# ---------------------------------------------------------------------------------------------------
 # parser and entry point
 
 
@@ -345,7 +334,6 @@ SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     add_rules_command,
     add_rule_command,
     add_layout_command,
-    add_verify_command,
 ]
 
 
