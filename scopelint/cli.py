@@ -320,6 +320,17 @@ def command_layout(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------------------------------
+# migrate
+
+
+def add_migrate_command(subparsers: argparse._SubParsersAction) -> None:
+    """`scopelint migrate`: arguments and handler live in scopelint/migrate/command.py."""
+    from scopelint.migrate.command import register
+
+    register(subparsers, parents=[_color_options()])
+
+
+# ---------------------------------------------------------------------------------------------------
 # parser and entry point
 
 
@@ -334,6 +345,7 @@ SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     add_rules_command,
     add_rule_command,
     add_layout_command,
+    add_migrate_command,
 ]
 
 

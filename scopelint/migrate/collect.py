@@ -1,0 +1,99 @@
+"""Files in, facts out: every file under the given paths, analysed once, nothing judged yet.
+
+Discovery, the `tensorflow` pre-filter and decoding are the engine's (`engine.discover`,
+`engine.PREFILTER_MARKER`, `engine.decode_source`), so `migrate` sees exactly the files `check`
+sees.  A file that cannot be read, decoded or parsed is kept with its reason: the report counts it
+as not analysed, never as fine.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import traceback
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scopelint import analysis, engine
+from scopelint.migrate.constructs import ModuleConstructs, scan_constructs
+from scopelint.migrate.observe import StoreObservations, observing_store
+from scopelint.trace import Trace
+
+# Why a file has no (complete) analysis.
+NO_TENSORFLOW = "no_tensorflow"  # never mentions tensorflow, or imports nothing from it
+ANALYSED = "analysed"
+NOT_PARSED = "not_parsed"  # decoding or parsing failed
+UNREADABLE = "unreadable"
+ANALYZER_FAILED = "analyzer_failed"  # a bug in scopelint: constructs are known, variables are not
+
+
+@dataclass
+class ModuleFacts:
+    path: str
+    status: str
+    problem: str | None = None  # the reason, with its position, when not analysed
+    trace: Trace | None = None
+    store: StoreObservations = field(default_factory=StoreObservations)
+    constructs: ModuleConstructs = field(default_factory=ModuleConstructs)
+
+    @property
+    def uses_tensorflow(self) -> bool:
+        if self.status in (NO_TENSORFLOW, UNREADABLE):
+            return False
+        return bool(self.constructs.imports) or (self.trace is not None and self.trace.uses_tensorflow)
+
+
+def collect_source(data: bytes, path: str) -> ModuleFacts:
+    if engine.PREFILTER_MARKER not in data:
+        return ModuleFacts(path, NO_TENSORFLOW)
+    source, failure = engine.decode_source(data, path)
+    if failure is not None or source is None:
+        where = f"{failure.site.line}:{failure.site.column}: " if failure else ""
+        return ModuleFacts(path, NOT_PARSED, f"{where}{failure.message if failure else 'cannot decode'}")
+    try:
+        with observing_store() as store:
+            trace = analysis.analyze_source(source, path)
+    except analysis.ParseFailure as parse_failure:
+        return ModuleFacts(path, NOT_PARSED, f"{parse_failure.line}:{parse_failure.column}: {parse_failure.message}")
+    except Exception as error:  # a bug in the analyzer: keep the file's constructs, say so
+        facts = ModuleFacts(path, ANALYZER_FAILED, f"{type(error).__name__}: {error}")
+        facts.problem += "\n" + "".join(traceback.format_exception(error))[-2000:]
+        facts.constructs = _constructs_or_empty(source, path)
+        return facts
+    facts = ModuleFacts(path, ANALYSED, trace=trace, store=store, constructs=_constructs_or_empty(source, path))
+    if not facts.uses_tensorflow:
+        facts.status = NO_TENSORFLOW
+    return facts
+
+
+def _constructs_or_empty(source: str, path: str) -> ModuleConstructs:
+    try:
+        return scan_constructs(source, path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ModuleConstructs()  # LibCST parsed it but `ast` did not: no construct counts
+
+
+def collect_task(task: engine.FileTask) -> ModuleFacts:
+    if task.missing:
+        return ModuleFacts(task.display_path, UNREADABLE, "No such file or directory")
+    try:
+        data = Path(task.path).read_bytes()
+    except OSError as error:
+        return ModuleFacts(task.display_path, UNREADABLE, error.strerror or str(error))
+    return collect_source(data, task.display_path)
+
+
+def collect(paths: Sequence[str], exclude: tuple[str, ...] = engine.DEFAULT_EXCLUDE, jobs: int | None = 1,
+            root: str = ".") -> list[ModuleFacts]:
+    """Facts for every Python file under `paths`, in discovery order.  `jobs` worker processes
+    (None: one per core)."""
+    settings = engine.CheckSettings(enabled=frozenset(), root=root, exclude=exclude)
+    tasks = [task for task in engine.discover(paths, settings) if task.path != engine.STDIN_PATH]
+    workers = jobs if jobs is not None and jobs > 0 else (os.cpu_count() or 1)
+    if workers > 1 and len(tasks) > 1:
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=context) as executor:
+            return list(executor.map(collect_task, tasks))
+    return [collect_task(task) for task in tasks]
