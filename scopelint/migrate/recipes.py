@@ -192,7 +192,9 @@ RECIPES: dict[str, Recipe] = {recipe.construct: recipe for recipe in (
             "tf.compat.v1 names (tf_upgrade_v2 renames them).", "absl.app, absl.flags, absl.logging, tf.io.gfile.",
             "None.", "None needed.", (("Upgrade script", UPGRADE),)),
     _recipe("contrib", "tf.contrib (other modules)", BLOCKED,
-            "tf.contrib is removed in TF2: no compat.v1 name exists; scopelint has no mapping for this symbol.",
+            "tf.contrib is removed in TF2 and scopelint knows no successor for these symbols. tf_upgrade_v2 "
+            "renames a few (its table all_renames_v2 maps for example tf.contrib.tpu.CrossShardOptimizer to "
+            "tf.compat.v1.tpu.CrossShardOptimizer); the rest have no compat.v1 name.",
             "Find the successor package (tf-slim, tensorflow-addons, core TF) symbol by symbol.",
             "Unknown until the successor is chosen.", "VC steps 2-3 after replacement.",
             (("OV", OV), ("Upgrade script", UPGRADE))),

@@ -44,7 +44,8 @@ EVENT_RECIPES: dict[str, str] = {
 # Construct sites that are blockers or silent failures by themselves (tf2-migration.md 4.2.8).
 SITE_HAZARDS: dict[str, str] = {
     "sync_replicas": "TF2 parameter-server training is asynchronous only: SyncReplicasOptimizer has no PS successor",
-    "contrib": "tf.contrib is gone in TF2 and tf_upgrade_v2 has no rename for this symbol",
+    "contrib": "tf.contrib is gone in TF2 and scopelint knows no successor for this symbol; tf_upgrade_v2 renames "
+               "a few (tf.contrib.tpu.CrossShardOptimizer -> tf.compat.v1.tpu.CrossShardOptimizer): check its log",
     "partitioner": "partitioners do not work under track_tf1_style_variables, even with the shim",
     "custom_getter": "custom_getter has no TF2 equivalent",
     "collections": "under eager, collections raise or silently return empty lists",
