@@ -111,6 +111,40 @@ RAISING_KINDS = frozenset({"already_exists", "does_not_exist", "shared_mismatch"
 
 
 @dataclass
+class SetterRecord:
+    """One execution of a `replica_device_setter(...)` call (predicted traces only).
+
+    Unknown values are None (or strings with UNKNOWN_PART), never guessed.
+    """
+
+    site: Site
+    certain: bool  # the call certainly ran
+    returns_none: bool | None  # True: TensorFlow returned None; False: a device function; None: unknown
+    ps_tasks: int | None  # the ps task count the setter cycles over; None when unknown
+    ps_device: str | None  # as given ("/job:ps" by default); None for none or unknown
+    worker_device: str | None  # as given ("/job:worker" by default); None for none or unknown
+    worker_device_given: bool  # False: the argument was left out, so TensorFlow's default applies
+    cluster: dict[str, int | None] | None  # a literal, complete cluster: job -> task count (None: unknown count)
+    pushed: bool  # the device function reached `device(...)` (False when it is None or unknown)
+    chain: tuple[Related, ...] = ()
+
+
+@dataclass
+class Placement:
+    """How one variable op got its device (predicted traces only): which setter ran for it and what
+    that setter, with the device scopes opened inside it, gave before the scopes around it applied."""
+
+    variable: int  # index into Trace.variables
+    setter: int | None  # index into Trace.setters of the innermost setter that ran; None when none ran
+    setter_device: str | None  # the device from that setter and the scopes inside it; None when unknown
+    round_robin_task: int | None  # the ps task the round robin chose; None when not called or unknown
+    next_task: int | None  # that setter's round-robin counter afterwards; None when unknown
+    known: bool  # every device scope that applied is known (so "no setter ran" is proven)
+    cleared: bool  # a `device(None)` kept the scopes around it from applying
+    colocated: bool  # created under colocate_with: the device is the colocated op's
+
+
+@dataclass
 class Trace:
     """Everything one analysed module (or one real run) produced."""
 
@@ -123,6 +157,9 @@ class Trace:
     # The graph that is the default one when the program ends (what a real run's
     # `global_variables()` lists at the end).
     final_graph: int = 0
+    # Device-setter facts for the distributed rules (TFS4xx); empty for observed traces.
+    setters: list[SetterRecord] = field(default_factory=list)
+    placements: list[Placement] = field(default_factory=list)
 
     def final_variables(self) -> list[VariableRecord]:
         return [record for record in self.variables if record.graph == self.final_graph]

@@ -71,3 +71,131 @@ def test_tf2_device_needs_proof_of_tf2_and_an_unrebound_name() -> None:
     assert kinds(rebound) == []
     string_device = "import tensorflow as tf\nv1 = tf.compat.v1\nwith tf.device('/cpu:0'):\n    pass\n"
     assert kinds(string_device) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Setters and placements in the trace, and the rules that read them (TFS403/406/408/409/410/411)
+
+def findings(source: str, *codes: str) -> list[tuple[str, int]]:
+    from scopelint.rules import rule_by_code_or_name
+
+    trace = analyze_source(source, "m.py")
+    found = []
+    for code in codes:
+        module = rule_by_code_or_name(code)
+        assert module is not None
+        found.extend((diagnostic.code, diagnostic.site.line) for diagnostic in module.check(trace))
+    return found
+
+
+DISTRIBUTED = ("TFS403", "TFS406", "TFS408", "TFS409", "TFS410", "TFS411")
+
+
+def test_placements_link_each_variable_to_the_setter_that_ran() -> None:
+    trace = analyze_source(HEAD + (
+        "outside = tf.get_variable('outside', [2])\n"
+        "s = tf.train.replica_device_setter(ps_tasks=2)\n"
+        "with tf.device('/gpu:0'):\n"
+        "    with tf.device(s):\n"
+        "        a = tf.get_variable('a', [2])\n"
+        "        with tf.device(None):\n"
+        "            n = tf.get_variable('n', [2])\n"
+        "        b = tf.get_variable('b', [2])\n"
+    ), "m.py")
+    assert [(s.site.line, s.ps_tasks, s.pushed, s.returns_none) for s in trace.setters] == [(3, 2, True, False)]
+    rows = [(trace.variables[p.variable].name, trace.variables[p.variable].device, p.setter, p.setter_device,
+             p.round_robin_task, p.next_task, p.cleared) for p in trace.placements]
+    assert rows == [
+        ("outside", "", None, None, None, None, False),
+        ("a", "/job:ps/task:0/device:GPU:0", 0, "/job:ps/task:0", 0, 1, False),
+        ("n", "", None, None, None, None, True),
+        ("b", "/job:ps/task:1/device:GPU:0", 0, "/job:ps/task:1", 1, 0, False),
+    ]
+
+
+def test_a_variable_that_may_not_exist_makes_the_counter_unknown() -> None:
+    source = HEAD + (
+        "import sys\n"
+        "with tf.device(tf.train.replica_device_setter(ps_tasks=2)):\n"
+        "    if len(sys.argv) > 1:\n"
+        "        maybe = tf.get_variable('maybe', [2])\n"
+        "    after = tf.get_variable('after', [2])\n"
+        "with tf.device(tf.train.replica_device_setter(ps_tasks=2)):\n"
+        "    fresh = tf.get_variable('fresh', [2])\n"
+    )
+    trace = analyze_source(source, "m.py")
+    devices = {record.name: record.device for record in trace.variables}
+    assert devices["after"] == "/job:ps/task:?"  # 0 or 1, depending on the branch
+    assert findings(source, *DISTRIBUTED) == []  # TFS408 needs the earlier counter
+
+
+def test_outside_variable_needs_a_proven_setter_and_no_device_at_all() -> None:
+    unknown_count = HEAD + (
+        "import sys\n"
+        "step = tf.train.get_or_create_global_step()\n"
+        "with tf.device(tf.train.replica_device_setter(ps_tasks=int(sys.argv[1]))):\n"
+        "    w = tf.get_variable('w', [2])\n"
+    )
+    assert findings(unknown_count, "TFS403") == []
+    unknown_scope = HEAD + (
+        "import sys\n"
+        "with tf.device(sys.argv[1]):\n"
+        "    step = tf.train.get_or_create_global_step()\n"
+        "with tf.device(tf.train.replica_device_setter(ps_tasks=2)):\n"
+        "    w = tf.get_variable('w', [2])\n"
+    )
+    assert findings(unknown_scope, "TFS403") == []
+    other_graph = HEAD + (
+        "step = tf.train.get_or_create_global_step()\n"
+        "with tf.Graph().as_default():\n"
+        "    with tf.device(tf.train.replica_device_setter(ps_tasks=2)):\n"
+        "        w = tf.get_variable('w', [2])\n"
+    )
+    assert findings(other_graph, "TFS403") == []
+
+
+def test_worker_device_rule_needs_a_literal_cluster_with_several_workers() -> None:
+    from_flags = HEAD + (
+        "import sys\n"
+        "cluster = tf.train.ClusterSpec({'ps': ['a:1'], 'worker': sys.argv[1].split(',')})\n"
+        "with tf.device(tf.train.replica_device_setter(cluster=cluster)):\n"
+        "    w = tf.get_variable('w', [2])\n"
+    )
+    assert findings(from_flags, "TFS406") == []
+    unused = HEAD + "s = tf.train.replica_device_setter(cluster={'ps': ['a:1'], 'worker': ['b:1', 'c:1']})\n"
+    assert findings(unused, "TFS406") == []  # TFS401's business
+    partial = HEAD + (
+        "import sys\n"
+        "c = {'ps': ['a:1'], 'worker': ['b:1', 'c:1']}\n"
+        "with tf.device(tf.train.replica_device_setter(cluster=c, worker_device='/job:worker/task:' + sys.argv[1])):\n"
+        "    w = tf.get_variable('w', [2])\n"
+    )
+    assert findings(partial, "TFS406") == []
+
+
+def test_load_imbalance_threshold_and_unknowns() -> None:
+    setter = "with tf.device(tf.train.replica_device_setter(ps_tasks=2)):\n"
+    # 4 MiB against 0: reported; 600 KiB against 0: under the 1 MiB difference.
+    assert findings(HEAD + setter + "    big = tf.get_variable('big', [1024, 1024])\n", "TFS409") == [("TFS409", 2)]
+    assert findings(HEAD + setter + "    small = tf.get_variable('small', [150, 1024])\n", "TFS409") == []
+    # 4 MiB against 2.5 MiB: under twice the lightest.
+    assert findings(HEAD + setter + "    a = tf.get_variable('a', [1024, 1024])\n"
+                    "    b = tf.get_variable('b', [640, 1024])\n", "TFS409") == []
+    # A variable of unknown dtype size, or something unmodelled that may create variables: silent.
+    assert findings(HEAD + setter + "    a = tf.get_variable('a', [1024, 1024])\n"
+                    "    s = tf.get_variable('s', [2], dtype=tf.string)\n", "TFS409") == []
+    assert findings(HEAD + setter + "    a = tf.get_variable('a', [1024, 1024])\n"
+                    "    tf.metrics.mean(tf.ones([2]))\n", "TFS409") == []
+
+
+def test_inner_scopes_and_worker_devices_are_not_leaks_or_local_on_ps() -> None:
+    source = HEAD + (
+        "with tf.device(tf.train.replica_device_setter(ps_tasks=2)):\n"
+        "    with tf.device('/gpu:0'):\n"
+        "        w = tf.get_variable('w', [2])\n"
+        "    with tf.device('/job:worker/task:0'):\n"
+        "        total = tf.get_local_variable('total', [])\n"
+        "    with tf.device('/job:ps/task:1'):\n"
+        "        pinned = tf.get_variable('pinned', [2])\n"
+    )
+    assert findings(source, *DISTRIBUTED) == []

@@ -57,8 +57,11 @@ EVENT_KIND_OF: dict[str, str] = {
     "TFS405": "local_session_for_cluster_graph",
     "TFS407": "device_function_in_tf2_device",
 }
+# Rules that read the trace's setters and placements (Trace.setters, Trace.placements) instead of
+# one event kind.
+TRACE_RULE_CODES = ("TFS403", "TFS406", "TFS408", "TFS409", "TFS410", "TFS411")
 # Rules whose documentation this file holds to the full contract (examples run and analysed).
-DOCUMENTED_CODES = ("TFS000", *EVENT_KIND_OF)
+DOCUMENTED_CODES = ("TFS000", *EVENT_KIND_OF, *TRACE_RULE_CODES)
 
 # What the `bad` example of a raising rule must raise: accepted exception types, message fragment.
 RAISES: dict[str, tuple[tuple[str, ...], str]] = {

@@ -36,6 +36,7 @@ from scopelint.model import rnn as rnnlib
 from scopelint.model.cluster import ClusterValue
 from scopelint.model.graph import GraphModel, Initializer, PartitionedEntry
 from scopelint.model.partitions import FixedSizePartitioner, OpaquePartitioner
+from scopelint.model.placement import RecordingDeviceStack
 from scopelint.model.scopes import UNKNOWN_SETTING, Reuse
 from scopelint.trace import UNKNOWN_PART, VariableRecord
 
@@ -296,7 +297,7 @@ class Entered:
 
 
 def install_devices(graph: GraphModel, unknown: bool = False) -> None:
-    graph.devices = devmodel.DeviceStack()
+    graph.devices = RecordingDeviceStack(graph)  # notes which setter placed each variable (TFS4xx)
     if unknown:
         graph.devices.push(UNKNOWN)
 

@@ -25,7 +25,8 @@ from scopelint.analysis.values import GraphValue, PartialStr, UserFunction
 from scopelint.model import devices as devmodel
 from scopelint.model.cluster import ClusterValue
 from scopelint.model.graph import Where
-from scopelint.trace import UNKNOWN_PART, Event, Related, Site
+from scopelint.model.placement import RecordingDeviceStack
+from scopelint.trace import UNKNOWN_PART, Event, Placement, Related, SetterRecord, Site, Trace
 
 if TYPE_CHECKING:
     from scopelint.analysis.interpreter import Interpreter
@@ -43,6 +44,8 @@ class SetterCreation:
     where: Where
     certain: bool  # created on a path that certainly runs
     value: Any  # the ReplicaDeviceSetter, None, or UNKNOWN
+    cluster: Any = None  # the `cluster` argument: a ClusterValue, None, or another (unknown) value
+    worker_device_given: bool = True  # False when TensorFlow's default '/job:worker' applies
 
 
 @dataclass
@@ -96,7 +99,9 @@ def _setter(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node
     if value is None:
         graph._event("device_setter_returns_none", _none_reason(args, kwargs), where)
     if isinstance(node, cst.Call):
-        facts_of(interp).setters.append(SetterCreation(node, where, graph.certain_now, value))
+        bound = tfapi.bind(SETTER_PARAMETERS, args, kwargs)
+        facts_of(interp).setters.append(SetterCreation(
+            node, where, graph.certain_now, value, bound.get("cluster"), bound.has("worker_device")))
     return value
 
 
@@ -386,3 +391,66 @@ class _SetterUsage(cst.CSTVisitor):
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         node.value.visit(self)  # the attribute name itself (`x.setter`) is not a read of `setter`
         return False
+
+
+# ---------------------------------------------------------------------------------------------
+# Into the trace: setters and placements (TFS403, 406, 408, 409, 410, 411 read them)
+
+
+def add_device_facts(interp: "Interpreter", trace: Trace) -> None:
+    """Fill `trace.setters` and `trace.placements` once the module has run and `trace.variables`
+    holds the records of `interp.graphs`, graph after graph."""
+    facts = _FACTS.get(interp)
+    creations = facts.setters if facts is not None else []
+    index_of_setter: dict[int, int] = {}
+    for creation in creations:
+        value = creation.value
+        if isinstance(value, devmodel.ReplicaDeviceSetter):
+            index_of_setter.setdefault(id(value), len(trace.setters))
+        trace.setters.append(_setter_record(creation, facts))
+    offset = 0
+    for graph in interp.graphs:
+        stack = graph.devices
+        if isinstance(stack, RecordingDeviceStack):
+            for note in stack.notes:
+                position = note.record_index
+                # A note belongs to the record created right after it; check that it is that one.
+                if position >= len(graph.records) or graph.records[position].device != note.device:
+                    continue
+                setter_index = None if note.setter is None else index_of_setter.get(id(note.setter))
+                trace.placements.append(Placement(
+                    variable=offset + position,
+                    setter=setter_index,
+                    setter_device=note.setter_device,
+                    round_robin_task=note.round_robin_task,
+                    next_task=note.next_task,
+                    # A setter this module's run did not create (an unreached function's) is not known.
+                    known=note.known and (note.setter is None or setter_index is not None),
+                    cleared=note.cleared,
+                    colocated=note.colocated,
+                ))
+        offset += len(graph.records)
+
+
+def _setter_record(creation: SetterCreation, facts: DeviceFacts | None) -> SetterRecord:
+    value = creation.value
+    pushed = facts is not None and value is not None and any(item is value for item in facts.pushed)
+    cluster = creation.cluster
+    literal_cluster = dict(cluster.jobs) if isinstance(cluster, ClusterValue) and cluster.complete else None
+    if isinstance(value, devmodel.ReplicaDeviceSetter):
+        return SetterRecord(
+            site=creation.where.site, certain=creation.certain, returns_none=False, ps_tasks=value.ps_tasks,
+            ps_device=_known_or_none(value.ps_device), worker_device=_known_or_none(value.worker_device),
+            worker_device_given=creation.worker_device_given, cluster=literal_cluster, pushed=pushed,
+            chain=creation.where.chain,
+        )
+    return SetterRecord(
+        site=creation.where.site, certain=creation.certain, returns_none=True if value is None else None,
+        ps_tasks=None, ps_device=None, worker_device=None, worker_device_given=creation.worker_device_given,
+        cluster=literal_cluster, pushed=pushed, chain=creation.where.chain,
+    )
+
+
+def _known_or_none(device: str | None) -> str | None:
+    """A device argument with its partial parts ("?") kept; the wholly unknown "?" as None."""
+    return None if device is None or device == UNKNOWN_PART else device
