@@ -80,3 +80,18 @@ def test_string_literals(literal: str, value: str | None) -> None:
     from scopelint.analysis.values import UNKNOWN
 
     assert _string_literal(literal) == (UNKNOWN if value is None else value)
+
+
+def test_an_imported_module_is_reused_only_while_unchanged(tmp_path) -> None:
+    lib = tmp_path / "lib.py"
+    lib.write_text("SCOPE = 'one'\n")
+    main = tmp_path / "main.py"
+    main.write_text(
+        "import tensorflow.compat.v1 as tf\n"
+        "from lib import SCOPE\n"
+        "with tf.variable_scope(SCOPE):\n"
+        "    tf.get_variable('w', [1])\n"
+    )
+    assert [r.name for r in analyze_source(main.read_text(), str(main)).variables] == ["one/w"]
+    lib.write_text("SCOPE = 'second'\n")  # a different size, so the stamp changes whatever the clock
+    assert [r.name for r in analyze_source(main.read_text(), str(main)).variables] == ["second/w"]

@@ -183,11 +183,14 @@ class Interpreter:
         assert self.module is not None
         for name, value in list(env.vars.items()):
             targets: list[tuple[UserFunction, Any]] = []
-            if isinstance(value, UserFunction) and id(value.node) not in self.module.executed_defs:
+            # Only this module's own functions: imported ones are analysed with their module.
+            if isinstance(value, UserFunction) and value.module is self.module \
+                    and id(value.node) not in self.module.executed_defs:
                 targets.append((value, None))
             elif isinstance(value, UserClass):
                 for attr in value.attrs.values():
-                    if isinstance(attr, UserFunction) and id(attr.node) not in self.module.executed_defs:
+                    if isinstance(attr, UserFunction) and attr.module is self.module \
+                            and id(attr.node) not in self.module.executed_defs:
                         targets.append((attr, value))
             for function, cls in targets:
                 if getattr(function.node, "name", None) is None:
@@ -401,7 +404,7 @@ class Interpreter:
             elif name is None or (name not in TRANSPARENT_DECORATORS and name.split(".")[-1] not in TRANSPARENT_DECORATORS):
                 value = self.eval(decorator.decorator, env)
                 if isinstance(value, UserFunction):
-                    result = self.call_value(value, [function], {}, decorator)
+                    result = self.call_value(value, [function], {}, decorator.decorator)
                     if isinstance(result, UserFunction):
                         return result
                 function.opaque = True
@@ -568,20 +571,39 @@ class Interpreter:
         loaded = project.load_module(file, self.module.path)
         if loaded is None:
             return None
+        cached = _PURE_MODULES.get((key, loaded.path))
+        if cached is not None and cached.still_valid():
+            self.loaded_modules.update(dict.fromkeys(cached.files, None))
+            self.loaded_modules.update(cached.loaded)
+            return cached.value
         env = Env()
         module_name = dotted or file.parent.name
         env.vars.update({"__name__": module_name, "__file__": loaded.path})
         value = ModuleValue(module_name, env)
         self.loaded_modules[key] = value
         importer = self.module
-        self.module = ModuleContext(loaded.path, Positions(loaded.module, loaded.source), env)
+        before = self._graph_footprint()
+        loaded_before = set(self.loaded_modules)
+        self.module = ModuleContext(loaded.path, loaded.positions, env)
         try:
             self.exec_block(loaded.module.body, env)
         except (_UserRaise, _Return, _Break, _Continue):
             pass
         finally:
             self.module = importer
+        if self._graph_footprint() == before and all(_immutable(v) for v in env.vars.values()) \
+                and not any(isinstance(node, cst.Global) for node in walk(loaded.module)):
+            # Importing it touched no graph and left only immutable values (and no function rebinds
+            # a global): later files checked in this process can reuse the result instead of
+            # interpreting the module again.
+            imported = {k: v for k, v in self.loaded_modules.items() if k not in loaded_before or k == key}
+            _PURE_MODULES[(key, loaded.path)] = _PureModule(value, imported, project.file_stamps(imported))
         return value
+
+    def _graph_footprint(self) -> tuple[int, ...]:
+        graph = self.graph
+        return (id(graph), len(graph.records), len(graph.events), len(graph.namer.used),
+                len(graph.counts.counts), int(graph.complete), len(self.extra_events))
 
     def bind_import_from(self, node: cst.ImportFrom, env: Env) -> None:
         module = _dotted(node.module) if node.module is not None else ""
@@ -1167,6 +1189,33 @@ def _is_stub_body(node: cst.FunctionDef) -> bool:
             continue
         return False
     return True
+
+
+@dataclass
+class _PureModule:
+    """A project module whose import had no effect on any graph, shared across analyses."""
+
+    value: ModuleValue
+    loaded: dict[str, ModuleValue | None]  # it and the project modules it imported
+    stamps: tuple[tuple[str, int, int], ...]
+
+    @property
+    def files(self) -> list[str]:
+        return list(self.loaded)
+
+    def still_valid(self) -> bool:
+        return project.file_stamps(self.loaded) == self.stamps
+
+
+_PURE_MODULES: dict[tuple[str, str], _PureModule] = {}
+
+
+def _immutable(value: Any) -> bool:
+    if isinstance(value, (str, int, float, bool, type(None), range, frozenset)):
+        return True
+    if isinstance(value, tuple):
+        return all(_immutable(item) for item in value)
+    return value is UNKNOWN or isinstance(value, (UserFunction, UserClass, ModuleValue, TFRef, Builtin))
 
 
 def _same(a: Any, b: Any) -> bool:

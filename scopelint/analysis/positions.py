@@ -1,10 +1,11 @@
 """Source positions for CST nodes, cheaply.
 
 LibCST's PositionProvider regenerates the whole module's code to count characters, which cost
-more than the rest of the analysis together.  Calls (nearly every site a finding points at) are
-matched instead with the `ast` module's positions: both trees list calls in the same pre-order,
-so the n-th CST call is the n-th ast call ordered by (start, -end).  Any other node, or a module
-where the two disagree, falls back to PositionProvider, computed once and only when needed.
+more than the rest of the analysis together.  The nodes sites are taken from (calls, attributes,
+defs, parameters) are matched instead with the `ast` module's positions: both trees list each
+type in the same pre-order, so the n-th CST call is the n-th ast call ordered by (start, -end).
+Any other node, or a type for which the two parsers disagree, falls back to PositionProvider,
+computed once and only when needed.
 """
 from __future__ import annotations
 
@@ -36,6 +37,16 @@ _SOURCE_ORDER = {
 }
 _FIELDS: dict[type, list[str]] = {}
 
+# The node types whose positions come from `ast`: every node a site is taken from (calls, the
+# attribute of a property access, a def for an isolated run, a parameter for TFS106).
+_AST_TYPES: dict[type, type] = {
+    cst.Call: ast.Call,
+    cst.FunctionDef: ast.FunctionDef,
+    cst.Attribute: ast.Attribute,
+    cst.Param: ast.arg,
+}
+_MATCHED_TYPES = tuple(_AST_TYPES)
+
 
 def _child_fields(node_type: type) -> list[str]:
     fields = _FIELDS.get(node_type)
@@ -48,7 +59,7 @@ def _child_fields(node_type: type) -> list[str]:
     return fields
 
 
-def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+def walk(node: cst.CSTNode, skip: tuple[type, ...] = ()) -> Iterator[cst.CSTNode]:
     """Every node below `node` (itself included) in source pre-order.
 
     Several times faster than a CSTVisitor, which dispatches visit/leave calls for every node,
@@ -58,6 +69,8 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while stack:
         current = stack.pop()
         yield current
+        if skip and isinstance(current, skip):
+            continue
         children: list[cst.CSTNode] = []
         for name in _child_fields(type(current)):
             value = getattr(current, name)
@@ -72,49 +85,52 @@ class Positions:
     def __init__(self, module: cst.Module, source: str) -> None:
         self.module = module
         self.source = source
-        self._calls: dict[int, CodeRange] | None = None
+        self._matched: dict[int, CodeRange] | None = None
         self._full: Any = None
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
-        if isinstance(node, (cst.Call, cst.FunctionDef)):
-            if self._calls is None:
-                self._calls = self._match_calls()
-            found = self._calls.get(id(node))
+        if isinstance(node, _MATCHED_TYPES):
+            if self._matched is None:
+                self._matched = self._match_nodes()
+            found = self._matched.get(id(node))
             if found is not None:
                 return found
         if self._full is None:
             self._full = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         return self._full[node]
 
-    def _match_calls(self) -> dict[int, CodeRange]:
-        cst_calls: list[cst.Call] = []
-        cst_functions: list[cst.FunctionDef] = []
-        for node in walk(self.module):
-            if isinstance(node, cst.Call):
-                cst_calls.append(node)
-            elif isinstance(node, cst.FunctionDef):
-                cst_functions.append(node)
+    def _match_nodes(self) -> dict[int, CodeRange]:
+        found: dict[type, list[cst.CSTNode]] = {cst_type: [] for cst_type in _MATCHED_TYPES}
+        # Dotted names in imports are Attributes in CST but plain strings in ast: not walked.
+        for node in walk(self.module, skip=(cst.Import, cst.ImportFrom)):
+            bucket = found.get(type(node))
+            if bucket is not None:
+                bucket.append(node)
         try:
             tree = ast.parse(self.source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return {}
-        nodes = list(ast.walk(tree))
-        calls: list[Any] = [n for n in nodes if isinstance(n, ast.Call)]
-        functions: list[Any] = [n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        by_type: dict[type, list[Any]] = {ast_type: [] for ast_type in _AST_TYPES.values()}
+        for node in ast.walk(tree):
+            # CST's FunctionDef covers async defs too.
+            ast_type = ast.FunctionDef if isinstance(node, ast.AsyncFunctionDef) else type(node)
+            bucket = by_type.get(ast_type)
+            if bucket is not None:
+                bucket.append(node)
         order = lambda n: (n.lineno, n.col_offset, -(n.end_lineno or 0), -(n.end_col_offset or 0))  # noqa: E731
-        calls.sort(key=order)
-        functions.sort(key=order)
-        pairs: list[tuple[cst.CSTNode, Any]] = list(zip(cst_calls, calls)) if len(calls) == len(cst_calls) else []
-        # ast lists async defs too; CST's FunctionDef covers both, so the counts agree.
-        if len(functions) == len(cst_functions):
-            pairs += list(zip(cst_functions, functions))
+        pairs: list[tuple[cst.CSTNode, Any]] = []
+        for cst_type, ast_type in _AST_TYPES.items():
+            ast_nodes = sorted(by_type[ast_type], key=order)
+            # Counts differ only if the two parsers disagree: then that type falls back.
+            if len(ast_nodes) == len(found[cst_type]):
+                pairs += list(zip(found[cst_type], ast_nodes))
         lines = self.source.splitlines()
         result: dict[int, CodeRange] = {}
-        for cst_call, ast_call in pairs:
-            start = CodePosition(ast_call.lineno, _char_column(lines, ast_call.lineno, ast_call.col_offset))
-            end_line = ast_call.end_lineno or ast_call.lineno
-            end = CodePosition(end_line, _char_column(lines, end_line, ast_call.end_col_offset or 0))
-            result[id(cst_call)] = CodeRange(start, end)
+        for cst_node, ast_node in pairs:
+            start = CodePosition(ast_node.lineno, _char_column(lines, ast_node.lineno, ast_node.col_offset))
+            end_line = ast_node.end_lineno or ast_node.lineno
+            end = CodePosition(end_line, _char_column(lines, end_line, ast_node.end_col_offset or 0))
+            result[id(cst_node)] = CodeRange(start, end)
         return result
 
 

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import libcst as cst
 
+from scopelint.analysis.positions import Positions
+
 # A generated or data-like module this large is not worth following.
 MAX_MODULE_BYTES = 2_000_000
 
@@ -25,6 +27,7 @@ class ProjectModule:
     path: str  # as findings should name it: relative to the working directory when possible
     source: str
     module: cst.Module
+    positions: Positions  # computed once per parsed file, shared by every importer
 
 
 def package_root(folder: Path) -> Path:
@@ -74,16 +77,30 @@ def load_module(file: Path, importer: str) -> ProjectModule | None:
     parsed = _parse(str(file), stat.st_mtime_ns, stat.st_size)
     if parsed is None:
         return None
-    source, module = parsed
-    return ProjectModule(display_path(file, importer), source, module)
+    source, module, positions = parsed
+    return ProjectModule(display_path(file, importer), source, module, positions)
+
+
+def file_stamps(paths: object) -> tuple[tuple[str, int, int], ...]:
+    """(path, mtime, size) of each file, to notice that a cached module's sources changed."""
+    stamps = []
+    for path in sorted(paths):  # type: ignore[call-overload]
+        try:
+            stat = os.stat(path)
+        except OSError:
+            stamps.append((path, -1, -1))
+            continue
+        stamps.append((path, stat.st_mtime_ns, stat.st_size))
+    return tuple(stamps)
 
 
 @lru_cache(maxsize=256)
-def _parse(path: str, mtime_ns: int, size: int) -> tuple[str, cst.Module] | None:
+def _parse(path: str, mtime_ns: int, size: int) -> tuple[str, cst.Module, Positions] | None:
     # mtime and size are part of the key so that an edited file is parsed again.
     try:
         with tokenize.open(path) as handle:
             source = handle.read()
-        return source, cst.parse_module(source)
+        module = cst.parse_module(source)
+        return source, module, Positions(module, source)
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError, cst.ParserSyntaxError, RecursionError):
         return None
