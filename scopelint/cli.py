@@ -320,6 +320,17 @@ def command_layout(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------------------------------
+# verify
+
+
+def add_verify_command(subparsers: argparse._SubParsersAction) -> None:
+    """`scopelint verify`: arguments and handler live in scopelint/verify/command.py."""
+    from scopelint.verify.command import register
+
+    register(subparsers, parents=[_color_options()])
+
+
+# ---------------------------------------------------------------------------------------------------
 # migrate
 
 
@@ -345,6 +356,7 @@ SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     add_rules_command,
     add_rule_command,
     add_layout_command,
+    add_verify_command,
     add_migrate_command,
 ]
 

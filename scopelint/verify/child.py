@@ -1,0 +1,519 @@
+"""The child side of `scopelint verify`: run the program for real on an in-process cluster.
+
+Run as `python -m scopelint.verify.child REQUEST.json` by `scopelint.verify.runner`, inside its own
+process group (and, where the system allows, a private network namespace).  This is the only
+module of scopelint that imports TensorFlow, and it does so inside `main()`.
+
+What it does, in order:
+1. Patches TensorFlow so that the program's `ClusterSpec` is captured and its addresses are
+   mapped onto in-process servers on 127.0.0.1 (started on first need), the program's own
+   `Server(...)` calls get those servers, every `Session` connects to the master task with
+   `device_filters` (an unstarted task can then never hang a run), and session runs of the main
+   thread are counted and cut after `steps` (tf1-semantics 5.1, 5.2).
+2. Runs the program as `__main__` (or imports a module and calls a zero-argument builder).
+3. Observes the graph that is left: every variable's name, shape, dtype and requested device;
+   runs the initializers of the variables still uninitialized, reads every variable back, and
+   takes each variable's placement from the partition graphs of that read run.
+4. Writes the result as JSON; progress lines go to a status file so that the parent can say
+   where a killed child was.
+"""
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import socket
+import sys
+import threading
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scopelint.verify.plan import ChildRequest
+
+# Collections a variable can be found in, in the order the oracle lists them (tests/oracle.py).
+VARIABLE_COLLECTIONS = ("variables", "local_variables", "trainable_variables", "moving_average_variables")
+SERVER_START_ATTEMPTS = 3
+MESSAGE_LIMIT = 2000
+
+
+class StepLimitReached(BaseException):
+    """Raised into the program at its (steps+1)-th session run; BaseException so that the
+    program's own `except Exception` does not swallow it."""
+
+
+class ServerJoinCalled(BaseException):
+    """`server.join()` would serve forever (a ps task's main loop): the program ends here."""
+
+
+@dataclass
+class ProgramEnd:
+    how: str  # finished | steps | join | exit | exception
+    exit_code: int | None = None
+    error_type: str | None = None
+    message: str | None = None
+    line: int = 0  # innermost line of the program in the traceback (0 when none)
+    traceback: str | None = None
+
+
+@dataclass
+class ObservedVariable:
+    name: str
+    shape: list[int | None] | None
+    dtype: str
+    device: str  # Variable.device as the graph holds it
+    placement: str | None  # where the run put the variable op; None when it did not run
+    collections: list[str]
+    op_type: str
+
+
+@dataclass
+class ChildResult:
+    program: ProgramEnd
+    variables: list[ObservedVariable] = field(default_factory=list)
+    session_runs: int = 0
+    cluster: dict[str, list[str]] = field(default_factory=dict)  # job -> our addresses by task
+    cluster_source: str = ""  # program | option | fallback | none
+    address_map: dict[str, str] = field(default_factory=dict)  # program address -> ours
+    master: str = ""
+    sessions: list[dict[str, str]] = field(default_factory=list)  # {"requested", "used"}
+    servers_adopted: list[str] = field(default_factory=list)  # "/job:ps/task:0", ...
+    initialized: int = 0
+    read_back: int = 0
+    observe_error: ProgramEnd | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+class Status:
+    """Progress lines for the parent: the last one says where a killed child was."""
+
+    def __init__(self, path: str) -> None:
+        self._file = open(path, "a", encoding="utf-8")
+
+    def write(self, phase: str, **data: Any) -> None:
+        self._file.write(json.dumps({"phase": phase, "time": time.time(), **data}) + "\n")
+        self._file.flush()
+
+
+def _free_port() -> int:
+    # Bind to port 0 and close: a small race (tf1-semantics 5.2), retried on failure.
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class LocalCluster:
+    """In-process servers for every task of one cluster layout, started on first need."""
+
+    def __init__(self, tf: Any, request: ChildRequest, result: ChildResult, status: Status) -> None:
+        from tensorflow.python.training import server_lib
+
+        self.tf = tf
+        self.server_lib = server_lib
+        self.request = request
+        self.result = result
+        self.status = status
+        self.addresses: dict[tuple[str, int], str] = {}
+        self.servers: dict[tuple[str, int], Any] = {}
+        self.creating_own = False
+        self.program_master: tuple[str, int] | None = None
+
+    @property
+    def started(self) -> bool:
+        return bool(self.servers)
+
+    def ensure_started(self, program_layout: dict[str, list[int]] | None = None) -> None:
+        if self.started:
+            return
+        if self.request.cluster_override is not None:
+            layout = {job: list(range(count)) for job, count in self.request.cluster_override.items()}
+            self.result.cluster_source = "option"
+        elif program_layout:
+            layout = program_layout
+            self.result.cluster_source = "program"
+        else:
+            layout = {job: list(range(count)) for job, count in self.request.fallback_cluster.items()}
+            self.result.cluster_source = "fallback"
+        last_error: Exception | None = None
+        for _ in range(SERVER_START_ATTEMPTS):
+            try:
+                self._start(layout)
+                break
+            except self.tf.errors.OpError as error:  # a port taken between probe and bind
+                last_error = error
+                self.servers.clear()
+        else:
+            raise RuntimeError(f"could not start the in-process cluster: {last_error}")
+        self.result.cluster = {
+            job: [self.addresses[(job, index)] for index in sorted(indices)] for job, indices in layout.items()
+        }
+        self.status.write("cluster", cluster=self.result.cluster)
+
+    def _start(self, layout: dict[str, list[int]]) -> None:
+        self.addresses = {(job, index): f"127.0.0.1:{_free_port()}" for job, indices in layout.items() for index in indices}
+        spec_dict = {job: {index: self.addresses[(job, index)] for index in indices} for job, indices in layout.items()}
+        self.creating_own = True
+        try:
+            spec = self.server_lib.ClusterSpec(spec_dict)
+            for job, index in self.addresses:
+                server = self.server_lib.Server(spec, job_name=job, task_index=index, start=True)
+                server._scopelint_own = True
+                self.servers[(job, index)] = server
+        finally:
+            self.creating_own = False
+
+    def master_key(self) -> tuple[str, int]:
+        if self.program_master is not None and self.program_master in self.servers:
+            return self.program_master
+        for job in ("worker", "chief", "master"):
+            if (job, 0) in self.servers:
+                return (job, 0)
+        return min(self.servers)
+
+    def master_target(self) -> str:
+        self.ensure_started()
+        target = self.servers[self.master_key()].target
+        self.result.master = target.decode() if isinstance(target, bytes) else str(target)
+        return self.result.master
+
+    def device_filters(self) -> list[str]:
+        return [f"/job:{job}/task:{index}" for job, index in sorted(self.servers)]
+
+    def session_config(self, config: Any) -> Any:
+        merged = self.tf.compat.v1.ConfigProto()
+        if config is not None:
+            merged.CopyFrom(config)
+        del merged.device_filters[:]
+        merged.device_filters.extend(self.device_filters())
+        return merged
+
+
+class Patches:
+    """Everything the program's TensorFlow calls are redirected through."""
+
+    def __init__(self, tf: Any, cluster: LocalCluster, request: ChildRequest, result: ChildResult, status: Status) -> None:
+        self.tf = tf
+        self.cluster = cluster
+        self.request = request
+        self.result = result
+        self.status = status
+        self.counting = True
+        self.depth = 0  # nested runs (a MonitoredSession step calls the plain session's run)
+        self.cut_graph: Any = None
+
+    def install(self) -> None:
+        from tensorflow.python.client import session as session_lib
+        from tensorflow.python.training import monitored_session, server_lib, supervisor
+
+        self._patch_cluster_spec(server_lib)
+        self._patch_server(server_lib)
+        self._patch_session(session_lib)
+        counted = self._counted
+        uncounted = self._uncounted
+        monitored = monitored_session._MonitoredSession
+        monitored.run = counted(monitored.run)
+        monitored.run_step_fn = counted(monitored.run_step_fn)
+        monitored.__init__ = uncounted(monitored.__init__)
+        monitored.close = uncounted(monitored.close)
+        monitored.__exit__ = uncounted(monitored.__exit__)
+        for name in ("__init__", "prepare_or_wait_for_session", "stop"):
+            setattr(supervisor.Supervisor, name, uncounted(getattr(supervisor.Supervisor, name)))
+
+    # -- ClusterSpec: capture the layout, start the cluster, map the program's addresses
+    def _patch_cluster_spec(self, server_lib: Any) -> None:
+        original_init = server_lib.ClusterSpec.__init__
+        patches = self
+
+        def init(spec: Any, cluster: Any) -> None:
+            original_init(spec, cluster)
+            if patches.cluster.creating_own:
+                return
+            layout = {job: sorted(tasks) for job, tasks in spec._cluster_spec.items()}
+            patches.cluster.ensure_started(layout)
+            changed = False
+            for job, tasks in spec._cluster_spec.items():
+                for index, address in list(tasks.items()):
+                    ours = patches.cluster.addresses.get((job, index))
+                    if ours is not None and address != ours:
+                        patches.result.address_map[f"/job:{job}/task:{index} {address}"] = ours
+                        tasks[index] = ours
+                        changed = True
+            if changed:
+                spec._make_cluster_def()
+
+        server_lib.ClusterSpec.__init__ = init
+
+    # -- Server: the program's servers are ours; join() ends the program
+    def _patch_server(self, server_lib: Any) -> None:
+        Server = server_lib.Server
+        original_init = Server.__init__
+        patches = self
+
+        def new(cls: type, server_or_cluster_def: Any = None, job_name: Any = None, task_index: Any = None, *args: Any, **kwargs: Any) -> Any:
+            if patches.cluster.creating_own:
+                return object.__new__(cls)
+            adopted = patches._adopt(server_lib, server_or_cluster_def, job_name, task_index)
+            return adopted if adopted is not None else object.__new__(cls)
+
+        def init(server: Any, *args: Any, **kwargs: Any) -> None:
+            if getattr(server, "_scopelint_own", False):
+                return  # one of ours, handed to the program: already started
+            original_init(server, *args, **kwargs)
+
+        def join(server: Any) -> None:
+            raise ServerJoinCalled()
+
+        Server.__new__ = new
+        Server.__init__ = init
+        Server.join = join
+
+    def _adopt(self, server_lib: Any, definition: Any, job_name: Any, task_index: Any) -> Any:
+        from tensorflow.core.protobuf import tensorflow_server_pb2
+
+        if isinstance(definition, tensorflow_server_pb2.ServerDef):
+            spec = server_lib.ClusterSpec(definition.cluster)
+            job_name = job_name or definition.job_name or None
+            task_index = task_index if task_index is not None else definition.task_index
+        elif isinstance(definition, (dict, server_lib.ClusterSpec)) or type(definition).__name__ == "ClusterDef":
+            spec = server_lib.ClusterSpec(definition)  # starts the cluster from the program's layout
+        else:
+            return None
+        jobs = spec.jobs
+        if job_name is None and len(jobs) == 1:
+            job_name = jobs[0]
+        key = (str(job_name), int(task_index or 0))
+        server = self.cluster.servers.get(key)
+        if server is None:
+            return None  # TensorFlow itself reports an unknown job or task
+        self.result.servers_adopted.append(f"/job:{key[0]}/task:{key[1]}")
+        if key[0] != "ps" and self.cluster.program_master is None:
+            self.cluster.program_master = key
+        return server
+
+    # -- Session: every session goes to the master with device filters; runs are counted
+    def _patch_session(self, session_lib: Any) -> None:
+        BaseSession = session_lib.BaseSession
+        original_init = BaseSession.__init__
+        original_run = BaseSession.run
+        patches = self
+
+        def init(session: Any, target: Any = "", graph: Any = None, config: Any = None) -> None:
+            used = patches.cluster.master_target()
+            requested = target.decode() if isinstance(target, bytes) else str(target)
+            if patches.counting:  # the program's sessions, not verify's own read-back session
+                patches.result.sessions.append({"requested": requested, "used": used})
+            original_init(session, used, graph, patches.cluster.session_config(config))
+
+        def run(session: Any, *args: Any, **kwargs: Any) -> Any:
+            if not patches._counts_now():
+                return original_run(session, *args, **kwargs)
+            patches._count(session.graph)
+            patches.depth += 1
+            try:
+                return original_run(session, *args, **kwargs)
+            finally:
+                patches.depth -= 1
+
+        BaseSession.__init__ = init
+        BaseSession.run = run
+
+    def _counts_now(self) -> bool:
+        return self.counting and self.depth == 0 and threading.current_thread() is threading.main_thread()
+
+    def _count(self, graph: Any) -> None:
+        if self.result.session_runs >= self.request.steps:
+            self.cut_graph = graph
+            raise StepLimitReached()
+        self.result.session_runs += 1
+        self.status.write("run", runs=self.result.session_runs)
+
+    def _counted(self, method: Any) -> Any:
+        patches = self
+
+        def wrapper(this: Any, *args: Any, **kwargs: Any) -> Any:
+            if not patches._counts_now():
+                return method(this, *args, **kwargs)
+            patches._count(getattr(this, "graph", None))
+            patches.depth += 1
+            try:
+                return method(this, *args, **kwargs)
+            finally:
+                patches.depth -= 1
+
+        return wrapper
+
+    def _uncounted(self, method: Any) -> Any:
+        patches = self
+
+        def wrapper(this: Any, *args: Any, **kwargs: Any) -> Any:
+            patches.depth += 1
+            try:
+                return method(this, *args, **kwargs)
+            finally:
+                patches.depth -= 1
+
+        return wrapper
+
+
+def _program_end(how: str, error: BaseException, program_path: str) -> ProgramEnd:
+    line = 0
+    for frame in traceback.extract_tb(error.__traceback__):
+        if program_path and os.path.abspath(frame.filename) == program_path and frame.lineno is not None:
+            line = frame.lineno  # the innermost frame in the program
+    if line == 0 and isinstance(error, SyntaxError) and error.filename and os.path.abspath(error.filename) == program_path:
+        line = error.lineno or 0
+    frames = traceback.extract_tb(error.__traceback__)
+    # Start the traceback at the program's first frame: verify's and runpy's frames are noise.
+    first = next((index for index, frame in enumerate(frames)
+                  if program_path and os.path.abspath(frame.filename) == program_path), 0)
+    text = "".join(["Traceback (most recent call last):\n", *traceback.format_list(frames[first:]),
+                    *traceback.format_exception_only(error)])
+    return ProgramEnd(
+        how=how,
+        error_type=type(error).__name__,
+        message=str(error)[:MESSAGE_LIMIT],
+        line=line,
+        traceback=text[-6000:],
+    )
+
+
+def run_program(request: ChildRequest, status: Status) -> ProgramEnd:
+    program_path = os.path.abspath(request.path) if request.path else ""
+    sys.argv = [request.path or request.entry or "program", *request.args]
+    status.write("program")
+    try:
+        if request.entry:
+            import importlib
+
+            module_name, function_name = request.entry.split(":", 1)
+            if request.path:
+                sys.path.insert(0, os.path.dirname(program_path))
+            sys.path.insert(0, os.getcwd())
+            module = importlib.import_module(module_name)
+            program_path = os.path.abspath(getattr(module, "__file__", "") or program_path)
+            getattr(module, function_name)()
+        else:
+            sys.path.insert(0, os.path.dirname(program_path))
+            runpy.run_path(program_path, run_name="__main__")
+    except StepLimitReached:
+        return ProgramEnd(how="steps")
+    except ServerJoinCalled:
+        return ProgramEnd(how="join")
+    except SystemExit as exit_request:
+        code = exit_request.code
+        if code is None or code == 0:
+            return ProgramEnd(how="exit", exit_code=0)
+        number = code if isinstance(code, int) else 1
+        end = _program_end("exit", exit_request, program_path)
+        end.exit_code = number
+        end.message = str(code)
+        return end
+    except BaseException as error:  # noqa: BLE001 - whatever the program raised is an observation
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        return _program_end("exception", error, program_path)
+    return ProgramEnd(how="finished")
+
+
+def _collection_keys(tf: Any) -> dict[str, str]:
+    keys = tf.compat.v1.GraphKeys
+    return dict(zip(VARIABLE_COLLECTIONS, (keys.GLOBAL_VARIABLES, keys.LOCAL_VARIABLES,
+                                           keys.TRAINABLE_VARIABLES, keys.MOVING_AVERAGE_VARIABLES)))
+
+
+def _variables_of(tf: Any, graph: Any) -> list[Any]:
+    """Every variable of the graph: global, local, then those only in the other collections."""
+    ordered: list[Any] = []
+    seen: set[int] = set()
+    for key in _collection_keys(tf).values():
+        for variable in graph.get_collection(key):
+            if id(variable) not in seen:
+                seen.add(id(variable))
+                ordered.append(variable)
+    return ordered
+
+
+def _collections_of(tf: Any, graph: Any, variable: Any) -> list[str]:
+    return [label for label, key in _collection_keys(tf).items()
+            if any(item is variable for item in graph.get_collection(key))]
+
+
+def observe(tf: Any, graph: Any, cluster: LocalCluster, patches: Patches, result: ChildResult, status: Status) -> None:
+    variables = _variables_of(tf, graph)
+    observed = []
+    for variable in variables:
+        name = variable.name[:-2] if variable.name.endswith(":0") else variable.name
+        shape = variable.shape.as_list() if variable.shape.rank is not None else None
+        observed.append(ObservedVariable(
+            name=name, shape=shape, dtype=variable.dtype.base_dtype.name, device=variable.device, placement=None,
+            collections=_collections_of(tf, graph, variable), op_type=variable.op.type,
+        ))
+    result.variables = observed
+    if not variables:
+        return
+    status.write("observe", variables=len(variables))
+    patches.counting = False
+    if graph.finalized:
+        graph._unsafe_unfinalize()  # a MonitoredSession finalized it; verify only adds read ops
+    v1 = tf.compat.v1
+    try:
+        with graph.as_default():
+            uninitialized_op = v1.report_uninitialized_variables(variables)
+            session = v1.Session(graph=graph)  # patched: the master, with device filters
+            try:
+                names = {item.decode() for item in session.run(uninitialized_op)}
+                to_initialize = [variable for variable in variables if variable.op.name in names]
+                if to_initialize:
+                    session.run(v1.variables_initializer(to_initialize))
+                result.initialized = len(to_initialize)
+                options = v1.RunOptions(output_partition_graphs=True)
+                metadata = v1.RunMetadata()
+                session.run([variable.value() for variable in variables], options=options, run_metadata=metadata)
+                result.read_back = len(variables)
+            finally:
+                session.close()
+    except Exception as error:  # noqa: BLE001 - e.g. "Cannot assign a device": an observation
+        result.observe_error = _program_end("exception", error, "")
+        return
+    placed = {node.name: node.device for partition in metadata.partition_graphs for node in partition.node}
+    for variable, record in zip(variables, observed):
+        record.placement = placed.get(variable.op.name)
+
+
+def main(request_path: str) -> int:
+    raw = json.loads(Path(request_path).read_text(encoding="utf-8"))
+    request = ChildRequest(**raw)
+    status = Status(request.status_path)
+    status.write("import")
+    import tensorflow as tf
+
+    tf.compat.v1.disable_eager_execution()
+    result = ChildResult(program=ProgramEnd(how="finished"))
+    cluster = LocalCluster(tf, request, result, status)
+    patches = Patches(tf, cluster, request, result, status)
+    patches.install()
+    result.program = run_program(request, status)
+    patches.counting = False
+    status.write("ended", how=result.program.how)
+    graph = patches.cut_graph if patches.cut_graph is not None else tf.compat.v1.get_default_graph()
+    try:
+        if not cluster.started:
+            cluster.ensure_started()
+        observe(tf, graph, cluster, patches, result, status)
+    except Exception as error:  # noqa: BLE001
+        result.observe_error = _program_end("exception", error, "")
+    if not result.cluster_source:
+        result.cluster_source = "none"
+    Path(request.result_path).write_text(json.dumps(asdict(result)), encoding="utf-8")
+    status.write("done")
+    # Servers have no clean shutdown (tf1-semantics 5.2): leave without running their finalizers;
+    # the parent ends the whole process group anyway.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

@@ -1,0 +1,95 @@
+"""The `scopelint verify` subcommand: its arguments and its handler (cli.py only registers it)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+EXIT_ERROR = 2
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def _steps(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    from scopelint.verify import DEFAULT_STEPS, DEFAULT_TIMEOUT_SECONDS
+
+    parser = subparsers.add_parser(
+        "verify",
+        help="run the program on an in-process TensorFlow cluster and compare with the prediction",
+        description="Run FILE as __main__ (or call --entry module:function) in a child process on an "
+                    "in-process TensorFlow cluster on 127.0.0.1, then compare the variables, shapes and "
+                    "devices TensorFlow produced with scopelint's prediction. Exit 0 when they agree, 1 "
+                    "when they differ, 2 on a usage or internal error.",
+        parents=parents,
+    )
+    parser.add_argument("file", nargs="?", metavar="FILE", help="the program to run (optional with --entry)")
+    parser.add_argument("--entry", metavar="MODULE:FUNCTION", help="import MODULE and call FUNCTION() to build the graph")
+    parser.add_argument("--cluster", metavar="JSON", help='the cluster to start, e.g. \'{"ps": 2, "worker": 1}\' '
+                        "(default: the program's ClusterSpec, else 2 ps + 1 worker)")
+    parser.add_argument("--steps", type=_steps, default=DEFAULT_STEPS, metavar="N",
+                        help=f"cut the program after N session runs (default: {DEFAULT_STEPS})")
+    parser.add_argument("--timeout", type=_positive_float, default=DEFAULT_TIMEOUT_SECONDS, metavar="SECONDS",
+                        help=f"kill the run after this long (default: {DEFAULT_TIMEOUT_SECONDS:g})")
+    parser.add_argument("--no-isolate", action="store_true",
+                        help="do not try a private network namespace for the child")
+    parser.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")
+    parser.set_defaults(handler=command_verify, program_args=[])
+    parser.epilog = "Arguments for the program go after --: scopelint verify train.py --steps 5 -- --job_name=worker"
+    _split_program_args(parser)
+
+
+def _split_program_args(parser: argparse.ArgumentParser) -> None:
+    """Everything after the first `--` belongs to the program, wherever verify's own options are.
+
+    argparse alone cannot do this: a trailing positional list is consumed (empty) together with
+    FILE, so `FILE --steps 2 -- ARGS` would be an error.  The subcommand action calls the
+    subparser's parse_known_args with the subcommand's arguments, `--` included.
+    """
+    original = parser.parse_known_args
+
+    def parse_known_args(args: list[str] | None = None, namespace: argparse.Namespace | None = None):  # type: ignore[no-untyped-def]
+        arguments = list(sys.argv[1:] if args is None else args)
+        program_args: list[str] = []
+        if "--" in arguments:
+            cut = arguments.index("--")
+            arguments, program_args = arguments[:cut], arguments[cut + 1:]
+        parsed, extras = original(arguments, namespace)
+        parsed.program_args = program_args
+        return parsed, extras
+
+    parser.parse_known_args = parse_known_args  # type: ignore[method-assign]
+
+
+def command_verify(args: argparse.Namespace) -> int:
+    from scopelint.verify import VerifyOptions, VerifyUsageError, parse_cluster_option, verify
+    from scopelint.verify.plan import PlanError
+    from scopelint.verify.report import format_json, format_text
+
+    try:
+        cluster = parse_cluster_option(args.cluster) if args.cluster is not None else None
+        report = verify(VerifyOptions(
+            path=args.file, args=list(args.program_args), entry=args.entry, cluster=cluster,
+            steps=args.steps, timeout=args.timeout, isolate=not args.no_isolate,
+        ))
+    except (VerifyUsageError, PlanError) as problem:
+        print(f"scopelint: error: {problem}", file=sys.stderr)
+        return EXIT_ERROR
+    sys.stdout.write(format_json(report) if args.format == "json" else format_text(report))
+    return report.exit_code

@@ -1,0 +1,123 @@
+"""What to run and on which cluster: the parent's preparation for a verify run.  No TensorFlow.
+
+The cluster comes, in this order, from `--cluster`, from the program's own `ClusterSpec` (captured
+in the child when the program builds it), or from this fallback: 2 ps tasks and 1 worker, grown to
+cover every job and task the prediction places a variable on (a `ps_tasks=3` setter needs 3 ps).
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from scopelint.model.devices import DeviceSpec, DeviceSpecError
+from scopelint.trace import Trace
+
+DEFAULT_CLUSTER = {"ps": 2, "worker": 1}
+MAX_TASKS_PER_JOB = 64  # a bound on servers started in one process
+_JOB_NAME = re.compile(r"^[a-z][a-z0-9_]*$")  # what TensorFlow accepts as a job name
+# `if __name__ == "__main__":` with the literal replaced by one of equal length, so that the
+# prediction for `--entry` (the module imported, not run) keeps every line and column.
+_MAIN_LITERAL = re.compile(r"""(["'])__main__\1""")
+
+
+class PlanError(ValueError):
+    """A usage problem: exit code 2."""
+
+
+@dataclass
+class ChildRequest:
+    """What the parent asks the child (scopelint.verify.child) to do; sent as JSON."""
+
+    path: str  # the program file ("" with an entry whose module is found on sys.path)
+    args: list[str]
+    entry: str | None  # "module:function"
+    cluster_override: dict[str, int] | None  # --cluster: job -> task count
+    fallback_cluster: dict[str, int]  # used when the program builds no ClusterSpec
+    steps: int
+    status_path: str
+    result_path: str
+
+
+@dataclass(frozen=True)
+class Program:
+    path: str  # the file scopelint analyses and the child runs (or imports, with an entry)
+    entry: str | None  # "module:function"
+    prediction_source: str  # the source the analysis reads
+
+
+def parse_cluster_option(text: str) -> dict[str, int]:
+    """`--cluster` JSON: {"ps": 2, "worker": 1} or {"ps": ["host:port", ...], ...}."""
+    try:
+        raw = json.loads(text)
+    except ValueError as problem:
+        raise PlanError(f"--cluster is not JSON: {problem}") from None
+    if not isinstance(raw, dict) or not raw:
+        raise PlanError('--cluster must be a JSON object such as {"ps": 2, "worker": 1}')
+    cluster: dict[str, int] = {}
+    for job, tasks in raw.items():
+        count = len(tasks) if isinstance(tasks, list) else tasks
+        if not isinstance(job, str) or not _JOB_NAME.match(job):
+            raise PlanError(f"--cluster: {job!r} is not a valid job name")
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_TASKS_PER_JOB:
+            raise PlanError(f"--cluster: job {job!r} needs 1 to {MAX_TASKS_PER_JOB} tasks (a count or a list of addresses)")
+        cluster[job] = count
+    return cluster
+
+
+def fallback_cluster(trace: Trace) -> dict[str, int]:
+    """The default cluster, grown to every job and task the predicted devices name."""
+    cluster = dict(DEFAULT_CLUSTER)
+    for record in trace.final_variables():
+        if not record.device:
+            continue
+        try:
+            spec = DeviceSpec.parse(record.device)
+        except DeviceSpecError:
+            continue
+        if spec.job is None or not _JOB_NAME.match(spec.job):
+            continue
+        needed = spec.task + 1 if isinstance(spec.task, int) else 1
+        cluster[spec.job] = min(MAX_TASKS_PER_JOB, max(cluster.get(spec.job, 0), needed))
+    return cluster
+
+
+def _module_file(module: str, search: list[Path]) -> Path | None:
+    """Find a module's source without importing it (importing would run the program here)."""
+    parts = module.split(".")
+    for folder in search:
+        base = folder.joinpath(*parts)
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def plan_program(path: str | None, entry: str | None) -> Program:
+    if entry is not None:
+        module, _, function = entry.partition(":")
+        if not module or not function.isidentifier() or not all(part.isidentifier() for part in module.split(".")):
+            raise PlanError(f"--entry must be module:function, got {entry!r}")
+        search = [Path(path).resolve().parent] if path else []
+        search.append(Path.cwd())
+        found = Path(path) if path and Path(path).suffix == ".py" and Path(path).stem == module.split(".")[-1] else None
+        found = found or _module_file(module, search)
+        if found is None:
+            raise PlanError(f"--entry: cannot find module {module!r} (searched {', '.join(map(str, search))})")
+        source = _read(found)
+        # The module is imported, not run: its __main__ block stays silent; then the builder runs.
+        prediction = _MAIN_LITERAL.sub(lambda match: match[1] + "_NOMAIN_" + match[1], source)
+        prediction = prediction.rstrip("\n") + f"\n{function}()\n"
+        return Program(path=str(found), entry=entry, prediction_source=prediction)
+    if path is None:
+        raise PlanError("verify needs a FILE or --entry module:function")
+    source = _read(Path(path))
+    return Program(path=path, entry=None, prediction_source=source)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as problem:
+        raise PlanError(f"{path}: {problem}") from None

@@ -1,0 +1,238 @@
+"""Formatting a VerifyReport: plain text for people, JSON for machines.  No TensorFlow, no printing."""
+from __future__ import annotations
+
+import json
+import re
+import signal
+from dataclasses import asdict
+from typing import Any
+
+from scopelint.verify import (
+    COMPARED, CRASHED, INTERNAL, INTERRUPTED, TIMED_OUT, VerifyReport,
+)
+from scopelint.verify.compare import MATCHED, NOT_RAISED, PREDICTED, STATUS_ORDER, UNPREDICTED, VariableRow
+
+TRACEBACK_LINES = 12
+# TensorFlow's and absl's start-up log lines (oneDNN, CUDA drivers): noise in a program's stderr.
+_TF_LOG_LINE = re.compile(r"^([IWEF]\d{4} \d\d:\d\d:\d\d|WARNING: All log messages before absl)")
+_PROGRAM_ENDS = {
+    "finished": "ran to the end",
+    "exit": "exited",
+    "steps": "cut after {runs} session runs (--steps {steps}), stopped cleanly",
+    "join": "called server.join() (a ps task's loop); verify ended it there",
+    "exception": "raised {error_type} at line {line}",
+}
+_CLUSTER_SOURCES = {
+    "program": "the program's ClusterSpec",
+    "option": "--cluster",
+    "fallback": "default: 2 ps + 1 worker, grown to the predicted devices",
+    "none": "not started",
+}
+
+
+def _shape_text(shape: list[int | None] | None) -> str:
+    if shape is None:
+        return "?"
+    return "[" + ", ".join("?" if dim is None else str(dim) for dim in shape) + "]"
+
+
+def _device_text(device: str | None) -> str:
+    return "?" if device is None else (device or "''")
+
+
+def _pair(predicted: str, observed: str, has_prediction: bool, has_observation: bool) -> str:
+    if not has_prediction:
+        return observed
+    if not has_observation or predicted == observed:
+        return predicted
+    return f"{predicted} vs {observed}"
+
+
+def _row_cells(row: VariableRow) -> list[str]:
+    has_p = row.predicted_line is not None
+    has_o = row.observed_dtype is not None
+    return [
+        row.status,
+        row.name,
+        _pair(_shape_text(row.predicted_shape), _shape_text(row.observed_shape), has_p, has_o),
+        _pair(str(row.predicted_dtype or "?"), str(row.observed_dtype or "?"), has_p, has_o),
+        _device_text(row.predicted_device) if has_p else "-",
+        _device_text(row.observed_device) if has_o else "-",
+        row.placement or "-",
+        "; ".join(row.notes),
+    ]
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+
+
+def _signal_note(status: int | None) -> str:
+    # A negative status is a signal; through the namespace's sh, a signal N arrives as 128 + N.
+    number = -status if status is not None and status < 0 else (status - 128 if status and 128 < status < 160 else None)
+    if number is None:
+        return ""
+    try:
+        return f" ({signal.Signals(number).name})"
+    except ValueError:
+        return ""
+
+
+def summary_line(report: VerifyReport) -> str:
+    child = report.child
+    if report.outcome == TIMED_OUT:
+        options = report.options
+        limit = f"{options.timeout:g} s" if options else "the time limit"
+        return (f"Timed out: the program did not finish within {limit} (last phase: {child.last_phase}, "
+                f"after {child.session_runs} session runs); the child and every process it started were killed.")
+    if report.outcome == INTERRUPTED:
+        return "Interrupted: the child and every process it started were killed."
+    if report.outcome == CRASHED:
+        return (f"Crashed: the child process ended with status {child.exit_status}{_signal_note(child.exit_status)} without a report "
+                f"(last phase: {child.last_phase}); nothing to compare.")
+    if report.outcome == INTERNAL:
+        return (f"Internal error: the child failed before the program started (status {child.exit_status}); "
+                "is TensorFlow installed?")
+    comparison = report.comparison
+    assert comparison is not None
+    counts = comparison.counts()
+    total = len(comparison.rows)
+    parts = [f"{counts[status]} {status}" for status in STATUS_ORDER if counts[status] and status != MATCHED]
+    raised = [row for row in comparison.exceptions if row.status == PREDICTED]
+    wrong = [row for row in comparison.exceptions if row.status != PREDICTED]
+    if report.agree:
+        exceptions = (f"{len(raised)} exception(s) raised as predicted" if raised
+                      else "no exception raised, none predicted")
+        return f"Agree: {counts[MATCHED]} of {total} variables matched; {exceptions}."
+    text = f"Differ: {counts[MATCHED]} of {total} variables matched"
+    if parts:
+        text += ", " + ", ".join(parts)
+    unpredicted = sum(1 for row in wrong if row.status == UNPREDICTED)
+    not_raised = sum(1 for row in wrong if row.status == NOT_RAISED)
+    if unpredicted:
+        text += f"; {unpredicted} exception(s) nothing predicted"
+    if not_raised:
+        text += f"; {not_raised} predicted exception(s) not raised"
+    return text + "."
+
+
+def _header(report: VerifyReport) -> list[str]:
+    child = report.child
+    result = report.result or {}
+    lines = [f"scopelint verify {report.path}" + (f" --entry {report.options.entry}" if report.options and report.options.entry else "")]
+    if child.isolation.private_network:
+        lines.append(f"network:   private namespace: {child.isolation.how}")
+    else:
+        lines.append(f"network:   NOT ISOLATED ({child.isolation.reason}): TensorFlow's servers listened on every "
+                     "interface of this machine during the run")
+    if result.get("cluster"):
+        jobs = ", ".join(f"{job}: {len(addresses)}" for job, addresses in result["cluster"].items())
+        lines.append(f"cluster:   {jobs} on 127.0.0.1 ({_CLUSTER_SOURCES.get(result.get('cluster_source', ''), '?')}); "
+                     f"master {result.get('master') or '-'}")
+        for program_address, ours in result.get("address_map", {}).items():
+            lines.append(f"           {program_address} -> {ours}")
+    if report.result is not None:
+        end = result["program"]
+        steps = report.options.steps if report.options else "?"
+        how = _PROGRAM_ENDS.get(end["how"], end["how"]).format(
+            runs=result.get("session_runs", 0), steps=steps, error_type=end.get("error_type"), line=end.get("line"))
+        if end["how"] == "exit":
+            how += f" with status {end.get('exit_code') or 0}"
+        sessions = result.get("sessions", [])
+        redirected = f"; {len(sessions)} session(s) connected to the master with device filters" if sessions else ""
+        runs = "" if end["how"] == "steps" else f" ({result.get('session_runs', 0)} session runs)"
+        lines.append(f"program:   {how}{runs}{redirected}")
+        lines.append(f"variables: {result.get('initialized', 0)} initialized by verify, "
+                     f"{result.get('read_back', 0)} read back from the cluster")
+    if report.parse_note:
+        lines.append(f"note:      {report.parse_note}")
+    if not report.complete_prediction:
+        lines.append("note:      the prediction is incomplete: the analysis met code it does not model")
+    return lines
+
+
+def format_text(report: VerifyReport) -> str:
+    lines = _header(report)
+    comparison = report.comparison
+    if comparison is not None:
+        lines.append("")
+        if comparison.rows:
+            header = ["STATUS", "NAME", "SHAPE", "DTYPE", "PREDICTED DEVICE", "OBSERVED DEVICE", "PLACED ON", "NOTES"]
+            lines.extend(_table([header, *(_row_cells(row) for row in comparison.rows)]))
+        else:
+            lines.append("no variables predicted or observed")
+        lines.append("")
+        if not comparison.exceptions:
+            lines.append("exceptions: none raised, none predicted")
+        for row in comparison.exceptions:
+            where = f" at line {row.line}" if row.line else ""
+            if row.status == NOT_RAISED:
+                lines.append(f"exception {row.status}: {row.finding} ({row.message})")
+                continue
+            lines.append(f"exception {row.status} ({row.phase}): {row.error_type}{where}: {_first_line(row.message)}")
+            if row.finding:
+                lines.append(f"    predicted by {row.finding}")
+        traceback_text = ((report.result or {}).get("program") or {}).get("traceback")
+        if traceback_text and any(row.status == UNPREDICTED and row.phase == "program" for row in comparison.exceptions):
+            lines.append("")
+            lines.append("the program's traceback (last lines):")
+            lines.extend("    " + line for line in traceback_text.rstrip().splitlines()[-TRACEBACK_LINES:])
+    if report.outcome != COMPARED:
+        for label, text in (("stdout", report.child.stdout_tail), ("stderr", report.child.stderr_tail)):
+            kept = [line for line in text.rstrip().splitlines()
+                    if line.strip() and not _TF_LOG_LINE.match(line)][-TRACEBACK_LINES:]
+            if kept:
+                lines.append("")
+                lines.append(f"the program's {label} (last lines):")
+                lines.extend("    " + line for line in kept)
+    lines.append("")
+    lines.append(f"{summary_line(report)} ({report.child.seconds:.1f} s)")
+    return "\n".join(lines) + "\n"
+
+
+def _first_line(text: str) -> str:
+    return (text.strip().splitlines() or [""])[0]
+
+
+def report_json(report: VerifyReport) -> dict[str, Any]:
+    result = report.result or {}
+    child = report.child
+    comparison = report.comparison
+    data: dict[str, Any] = {
+        "file": report.path,
+        "outcome": report.outcome,
+        "agree": report.agree,
+        "exit_code": report.exit_code,
+        "summary": summary_line(report),
+        "seconds": round(child.seconds, 3),
+        "isolation": asdict(child.isolation),
+        "cluster": {
+            "source": result.get("cluster_source"),
+            "jobs": result.get("cluster", {}),
+            "master": result.get("master"),
+            "address_map": result.get("address_map", {}),
+        },
+        "program": {
+            **{key: value for key, value in (result.get("program") or {}).items() if key != "traceback"},
+            "session_runs": result.get("session_runs", child.session_runs),
+            "last_phase": child.last_phase,
+        },
+        "sessions": result.get("sessions", []),
+        "servers_adopted": result.get("servers_adopted", []),
+        "initialized": result.get("initialized", 0),
+        "read_back": result.get("read_back", 0),
+        "prediction_complete": report.complete_prediction,
+        "parse_note": report.parse_note,
+        "counts": comparison.counts() if comparison else {},
+        "variables": [asdict(row) for row in comparison.rows] if comparison else [],
+        "exceptions": [asdict(row) for row in comparison.exceptions] if comparison else [],
+    }
+    if report.outcome != COMPARED:
+        data["stdout_tail"] = child.stdout_tail
+        data["stderr_tail"] = child.stderr_tail
+    return data
+
+
+def format_json(report: VerifyReport) -> str:
+    return json.dumps(report_json(report), indent=2) + "\n"
