@@ -11,13 +11,14 @@ from ._devices import diagnostic, spec_of, working_setter
 RULE = RuleInfo(
     code="TFS406",
     name="worker-device-without-task",
-    severity="warning",
+    severity="info",
     summary="worker_device names the worker job but no task, in a cluster with several worker tasks.",
     rationale=(
         'replica_device_setter puts every op that is not a variable on worker_device, which defaults to\n'
-        "'/job:worker'. Without a task, each worker's ops are pinned to the job, not to the worker that\n"
-        'runs them, so the placer may put several workers\' computation on the same task while the\n'
-        'others idle, and traffic crosses the network.\n'
+        "'/job:worker'. Without a task the graph does not say which worker computes: the placer picks.\n"
+        "TensorFlow 2.21 picks the task whose master runs the session (observed on a local cluster), so\n"
+        'a session connected to another task, such as a shared chief target, runs every worker\'s\n'
+        'computation there, and older releases may pick the first matching task.\n'
         "Fix: worker_device='/job:worker/task:%d' % task_index."
     ),
     bad="""\
@@ -60,8 +61,8 @@ def check(trace: Trace) -> Iterable[Diagnostic]:
                  else f"worker_device is left at its default '{setter.worker_device}', which names")
         yield diagnostic(
             RULE, setter.site,
-            f"{given} no task, and the cluster's '{spec.job}' job has {tasks} tasks: every worker's ops are "
-            f"pinned to the job rather than to the worker that builds them, so they may all run on one "
-            f"task. Pass worker_device='/job:{spec.job}/task:%d' % task_index",
+            f"{given} no task, and the cluster's '{spec.job}' job has {tasks} tasks: the ops are not pinned "
+            "to the worker that builds them, so they run wherever the session's master is. "
+            f"Pass worker_device='/job:{spec.job}/task:%d' % task_index",
             setter.chain,
         )

@@ -70,12 +70,14 @@ def check(trace: Trace) -> Iterable[Diagnostic]:
                 or before.ps_tasks != setter.ps_tasks or before.ps_device != setter.ps_device or continuing == 0):
             continue
         reported.add(setter.site)
+        earlier_one = ("the setter this line created before" if before.site == setter.site
+                       else f"the setter created at line {before.site.line}")
         yield diagnostic(
             RULE, setter.site,
             f"this new replica_device_setter restarts the round robin: its first variable '{record.name}' "
-            f"goes to ps task 0, where the setter created at line {before.site.line} would have continued "
-            f"with task {continuing}. Each new setter starts at task 0, piling variables on the first ps "
-            "tasks; create the setter once and reuse it",
+            f"goes to ps task 0, where {earlier_one} would have continued with task {continuing}. Each new "
+            "setter starts at task 0, piling variables on the first ps tasks; create the setter once and "
+            "reuse it",
             (*setter.chain, Related(before.site, "the earlier setter"),
              Related(record.site, f"'{record.name}' is placed on {record.device}")),
         )
