@@ -8,7 +8,9 @@ distributed rules need, and registers the wrappers into `tfapi.HANDLERS`:
 - TFS405: a local `Session()` for a graph that already holds variables placed on a `/job:`;
 - TFS407: `tf.device(fn)` where `tf` is TensorFlow 2's namespace (RuntimeError at graph build);
 - TFS401: a setter whose result is discarded or bound to a name never read, reported by
-  `finish_module` when the module has run.
+  `finish_module` when the module has run;
+- `add_device_facts` fills `Trace.setters` and `Trace.placements` (from each graph's
+  `RecordingDeviceStack`) for the rules that read them (TFS403, 406, 408-411).
 
 Imported at the bottom of tfapi.py, so the handlers it wraps are already registered.
 """
