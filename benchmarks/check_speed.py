@@ -1,11 +1,19 @@
-"""How fast `scopelint check` is: lines per second, files per second, peak memory.
+"""How fast `scopelint check` is: lines per second, files per second, peak memory, cache, tf_upgrade_v2.
 
     python3 benchmarks/check_speed.py                 # a synthetic TF1 corpus of 200 files
     python3 benchmarks/check_speed.py --files 1000
     python3 benchmarks/check_speed.py PATH [PATH ...]  # any folders of real code
 
-It runs the command-line tool in a child process (`--jobs 1` for the per-core figure, then the
-default of one worker per core) and prints figures; it asserts nothing.
+It runs the command-line tool in child processes, in a scratch working directory with `--isolated`
+(so the results cache, `.scopelint_cache/`, lives there and never in the measured folders):
+
+- cold: an empty cache, `--jobs 1` (the per-core figure) and the default of one worker per core;
+- warm: the same tree again with the cache the cold run left (nothing changed);
+- one file: a single file without the cache (the pre-commit case, start-up included);
+- tf_upgrade_v2 (installed with tensorflow), when it is on PATH: `--intree SRC --outtree DST
+  --reportfile R` over the same corpus, and the ratio of its time to scopelint's.
+
+It prints figures and asserts nothing.
 """
 from __future__ import annotations
 
@@ -13,6 +21,7 @@ import argparse
 import os
 import random
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -84,33 +93,85 @@ def count_lines(paths: list[str]) -> tuple[int, int]:
     return lines, files
 
 
-def run(paths: list[str], jobs: int | None) -> float:
-    command = [sys.executable, "-m", "scopelint", "check", "--exit-zero", "-q", "--output-format", "concise"]
+def run(paths: list[str], jobs: int | None, workdir: Path, cache: bool = True) -> float:
+    """Seconds for one `scopelint check` run in `workdir` (where its cache lives)."""
+    command = [sys.executable, "-m", "scopelint", "check", "--isolated", "--exit-zero", "-q", "--output-format", "concise"]
     if jobs is not None:
         command += ["--jobs", str(jobs)]
+    if not cache:
+        command.append("--no-cache")
     start = time.perf_counter()
-    subprocess.run(command + paths, stdout=subprocess.DEVNULL, check=True)
+    subprocess.run(command + [os.path.abspath(path) for path in paths], stdout=subprocess.DEVNULL, check=True, cwd=workdir)
     return time.perf_counter() - start
+
+
+def clear_cache(workdir: Path) -> None:
+    shutil.rmtree(workdir / ".scopelint_cache", ignore_errors=True)
+
+
+def run_tf_upgrade_v2(source: Path, scratch: Path) -> float | None:
+    """Seconds for tf_upgrade_v2 over `source` (a folder), or None when it is not installed."""
+    program = shutil.which("tf_upgrade_v2")
+    if program is None:
+        return None
+    outtree = scratch / "tf_upgrade_v2_out"
+    shutil.rmtree(outtree, ignore_errors=True)
+    command = [program, "--intree", str(source), "--outtree", str(outtree), "--reportfile", str(scratch / "report.txt")]
+    start = time.perf_counter()
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
+                   env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    return time.perf_counter() - start
+
+
+def rate(label: str, seconds: float, lines: int, files: int) -> str:
+    return f"{label:>22}: {seconds:7.2f} s  {lines / seconds:9.0f} lines/s  {files / seconds:7.1f} files/s"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="*")
     parser.add_argument("--files", type=int, default=200)
+    parser.add_argument("--no-tf-upgrade", action="store_true", help="do not run tf_upgrade_v2")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as scratch:
+    with tempfile.TemporaryDirectory() as scratch_name:
+        scratch = Path(scratch_name)
+        workdir = scratch / "work"
+        workdir.mkdir()
         paths = args.paths
         if not paths:
-            make_corpus(Path(scratch), args.files)
-            paths = [scratch]
+            corpus = scratch / "corpus"
+            corpus.mkdir()
+            make_corpus(corpus, args.files)
+            paths = [str(corpus)]
         lines, files = count_lines(paths)
-        print(f"corpus: {files} files, {lines} lines (machine: {os.cpu_count()} cores)")
+        print(f"corpus: {files} files, {lines} lines (machine: {os.cpu_count()} cores, Python {sys.version.split()[0]})")
+        timings: dict[str, float] = {}
         for jobs in (1, None):
-            seconds = run(paths, jobs)
-            label = "--jobs 1" if jobs == 1 else "default jobs"
-            print(f"{label:>13}: {seconds:6.2f} s  {lines / seconds:8.0f} lines/s  {files / seconds:6.1f} files/s")
+            clear_cache(workdir)
+            label = "cold, --jobs 1" if jobs == 1 else "cold, default jobs"
+            timings[label] = run(paths, jobs, workdir)
+            print(rate(label, timings[label], lines, files))
+        # The default-jobs cold run above left the cache behind: the tree is unchanged.
+        timings["warm"] = run(paths, None, workdir)
+        print(rate("warm (cache)", timings["warm"], lines, files))
+        print(f"{'warm speed-up':>22}: {timings['cold, default jobs'] / timings['warm']:7.1f}x faster than cold")
+        one_file = next(Path(paths[0]).rglob("*.py")) if Path(paths[0]).is_dir() else Path(paths[0])
+        single = min(run([str(one_file)], None, workdir, cache=False) for _ in range(3))
+        print(f"{'one file, no cache':>22}: {single:7.2f} s  (best of 3, start-up included)")
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        print(f"peak memory of a child: {peak:.0f} MiB")
+        print(f"{'peak memory':>22}: {peak:7.0f} MiB  (largest scopelint process)")
+        if args.no_tf_upgrade:
+            return
+        if len(paths) != 1 or not Path(paths[0]).is_dir():
+            print("tf_upgrade_v2: skipped (it takes one folder)")
+            return
+        upgrade = run_tf_upgrade_v2(Path(paths[0]), scratch)
+        if upgrade is None:
+            print("tf_upgrade_v2: not installed (it comes with tensorflow)")
+            return
+        print(rate("tf_upgrade_v2", upgrade, lines, files))
+        for label in ("cold, default jobs", "cold, --jobs 1"):
+            print(f"{'ratio':>22}: scopelint {label} is {upgrade / timings[label]:.1f}x as fast as tf_upgrade_v2")
 
 
 if __name__ == "__main__":

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from scopelint.engine import FileResult
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 # Below this many files a run is over before a bar would help.
 MIN_FILES = 2
@@ -29,6 +33,9 @@ class ProgressBar:
     def started(self, total: int) -> None:
         if total < MIN_FILES:
             return
+        # Imported here: rich.progress costs ~40 ms of start-up, paid only when a bar is drawn.
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
         self.progress = Progress(
             TextColumn("checking"),
             BarColumn(),
