@@ -165,3 +165,8 @@ def test_junit_clean_run_and_unreadable_file(project: Path, fake_analyzer, capsy
 def test_statistics_in_ci_formats_prints_the_table(project: Path, fake_analyzer, capsys, output_format: str) -> None:
     code, out, _ = check(capsys, "--output-format", output_format, "--statistics")
     assert code == 1 and "TFS201" in out
+
+
+def test_github_paths_are_relative_to_the_workspace(project: Path, fake_analyzer, capsys) -> None:
+    code, out, _ = check(capsys, "--output-format", "github", str(project / "pkg" / "layers.py"))
+    assert out.startswith("::warning file=pkg/layers.py,line=2,")

@@ -7,6 +7,8 @@ Values are escaped as the Actions runner unescapes them: `%`, CR and LF everywhe
 """
 from __future__ import annotations
 
+import os
+
 from scopelint.diagnostics import Diagnostic
 from scopelint.engine import RunResult
 from scopelint.output.options import FormatOptions
@@ -23,10 +25,19 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _workspace_path(path: str) -> str:
+    """Relative to the working directory (the checkout, in a workflow) when under it: annotations
+    attach to repository-relative paths."""
+    if not os.path.isabs(path):
+        return path
+    relative = os.path.relpath(path)
+    return path if relative == ".." or relative.startswith(".." + os.sep) else relative
+
+
 def annotation(diagnostic: Diagnostic) -> str:
     site = diagnostic.site
     properties = {
-        "file": site.path,
+        "file": _workspace_path(site.path),
         "line": str(site.line),
         "col": str(site.column),
         "endLine": str(site.end_line),
