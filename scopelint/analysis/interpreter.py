@@ -165,9 +165,9 @@ class Interpreter:
         except (_UserRaise, _Return, _Break, _Continue):
             pass
         except _Budget:
-            self.graph.complete = False
+            self.graph.note_unmodelled_creation()
         except RecursionError:
-            self.graph.complete = False
+            self.graph.note_unmodelled_creation()
         self.final_graph = self.graphs.index(self.graph) if self.graph in self.graphs else 0
         self.run_unreached_functions(module, env)
         self.tfapi.tfapi_devices.finish_module(self, module)  # setters never used (TFS401)
@@ -201,7 +201,7 @@ class Interpreter:
                 graph.root = VarScope("?", Reuse.UNKNOWN, "?/", is_root=True)
                 graph.var_scope = graph.root
                 graph.name_stack = "?"
-                graph.complete = False
+                graph.note_unmodelled_creation()
                 self.tfapi.install_devices(graph, unknown=True)
                 previous = self.graph
                 self.graph = graph
@@ -351,7 +351,7 @@ class Interpreter:
             if not node.handlers:
                 raise
             # The program handles its own error: the rest is not modelled precisely.
-            self.graph.complete = False
+            self.graph.note_unmodelled_creation()
             with self.speculative() as spec:
                 for handler in node.handlers:
                     spec.branch(env, lambda e, h=handler: self.exec_block(h.body, e))
@@ -424,7 +424,7 @@ class Interpreter:
     def call_user(self, function: UserFunction, args: list[Any], kwargs: dict[str, Any],
                   call_node: cst.CSTNode, receiver: Any = None, unknown_args: bool = False) -> Any:
         if len(self.frames) >= MAX_CALL_DEPTH:
-            self.graph.complete = False
+            self.graph.note_unmodelled_creation()
             return UNKNOWN
         caller_module = self.module
         if function.module is not None:
@@ -531,7 +531,7 @@ class Interpreter:
             return handled
         # An unknown function: if it is handed tensors it may well build TF variables we do not see.
         if any(self.tfapi.is_tf_value(value) for value in list(args) + list(kwargs.values())):
-            self.graph.complete = False
+            self.graph.note_unmodelled_creation()
         return UNKNOWN
 
     # ------------------------------------------------------------------ imports
@@ -809,7 +809,7 @@ class Interpreter:
 
     def _unknown_call(self, callee: Any, node: cst.Call) -> Any:
         if isinstance(callee, (TFRef, UserFunction, BoundMethod)):
-            self.graph.complete = False
+            self.graph.note_unmodelled_creation()
         return UNKNOWN
 
     def eval_fstring(self, node: cst.FormattedString, env: Env) -> Any:
@@ -1042,6 +1042,9 @@ class Interpreter:
         known = all(is_known(v) for v in args) and all(is_known(v) for v in kwargs.values())
         if name == "print":
             return None
+        if name in ("exec", "eval", "__import__"):
+            self.graph.note_unmodelled_creation()  # code the analysis cannot see may build the graph
+            return UNKNOWN
         if name in ("isinstance", "hasattr", "getattr", "callable", "id", "type", "super", "vars", "open", "input", "iter", "next"):
             if name == "getattr" and len(args) >= 2 and isinstance(args[1], str):
                 return self.getattr(args[0], args[1], None)  # type: ignore[arg-type]
@@ -1096,7 +1099,8 @@ class Interpreter:
 
 
 _BUILTINS = frozenset({
-    "print", "isinstance", "hasattr", "getattr", "callable", "id", "type", "super", "vars", "open",
+    "print", "exec", "eval", "__import__", "isinstance", "hasattr", "getattr", "callable", "id", "type",
+    "super", "vars", "open",
     "input", "iter", "next", "range", "len", "enumerate", "zip", "reversed", "sorted", "list", "tuple",
     "dict", "set", "sum", "min", "max", "any", "all", "int", "float", "str", "bool", "abs", "round",
     "repr", "divmod", "pow", "format", "hex", "chr", "ord",

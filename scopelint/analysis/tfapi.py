@@ -454,6 +454,8 @@ def getattr_value(interp: "Interpreter", owner: Any, name: str, node: cst.CSTNod
         return TFMethod(owner, name)
     if isinstance(owner, (tuple, list)) and name == "as_list":
         return TFMethod(owner, name)
+    if isinstance(owner, ContextValue) and owner.kind == "runner":
+        return TFMethod(owner, name)
     return UNKNOWN
 
 
@@ -491,7 +493,7 @@ def call(interp: "Interpreter", callee: Any, args: list[Any], kwargs: dict[str, 
                                               or callee.path.startswith("tf.keras.initializers.")):
             return InitializerValue(True)
         if callee.path.startswith(_MAY_CREATE):
-            interp.graph.complete = False
+            interp.graph.note_unmodelled_creation()
         if any(is_tf_value(v) for v in list(args) + list(kwargs.values())) or callee.path.startswith("tf."):
             name = kwargs.get("name")
             if isinstance(name, str) and not isinstance(name, PartialStr) and name:
@@ -529,10 +531,22 @@ def _device(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node
 
 
 @handles("tf.colocate_with", "tf.control_dependencies", "tf.contrib.framework.arg_scope",
-         "tf.contrib.slim.arg_scope", "tf.GradientTape", "tf.Session", "tf.InteractiveSession",
-         "tf.train.MonitoredTrainingSession", "tf.train.MonitoredSession", "tf.train.Supervisor")
+         "tf.contrib.slim.arg_scope", "tf.GradientTape")
 def _opaque_context(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
     return ContextValue("other", {"value": UNKNOWN})
+
+
+# TF objects that run or serve a graph but never add variables to it: their methods (`run`,
+# `join`, `close`, `save`, ...) change nothing the analysis tracks.
+@handles("tf.Session", "tf.InteractiveSession", "tf.train.MonitoredTrainingSession", "tf.train.MonitoredSession",
+         "tf.train.SingularMonitoredSession", "tf.train.Supervisor", "tf.train.Server", "tf.train.Saver",
+         "tf.train.Coordinator", "tf.ConfigProto", "tf.GPUOptions", "tf.RunOptions", "tf.RunMetadata",
+         "tf.summary.FileWriter", "tf.train.start_queue_runners", "tf.train.SessionRunHook",
+         "tf.train.StopAtStepHook", "tf.train.CheckpointSaverHook", "tf.train.LoggingTensorHook")
+def _graph_runner(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    runner = ContextValue("runner")
+    runner.args["value"] = runner  # `with tf.Session() as sess:` binds the session itself
+    return runner
 
 
 @handles("tf.app.run")
@@ -654,7 +668,7 @@ def get_variable(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any],
     elif partitioner is not None:
         partitioner = UNKNOWN_SETTING
     if bound.get("custom_getter") is not None:
-        graph.complete = False
+        graph.note_unmodelled_creation()
     trainable = _trainable(bound.get("trainable"))
     result = graph.get_variable(
         _name_text(bound.get("name")),
@@ -936,6 +950,9 @@ def call_method(interp: "Interpreter", method: TFMethod, args: list[Any], kwargs
         return UNKNOWN
     if isinstance(owner, TemplateValue):
         return UNKNOWN
+    if isinstance(owner, ContextValue) and owner.kind == "runner":
+        # sess.run(...), server.join(), sess.as_default(), supervisor.managed_session(), ...
+        return owner if name in ("as_default", "managed_session", "prepare_or_wait_for_session") else UNKNOWN
     return UNKNOWN
 
 

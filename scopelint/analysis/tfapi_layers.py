@@ -37,7 +37,7 @@ def layer_call(interp: "Interpreter", path: str, args: list[Any], kwargs: dict[s
     if leaf[:1].isupper():
         return make_layer(interp, leaf, keras, args, kwargs, node)
     if keras:
-        interp.graph.complete = False
+        interp.graph.note_unmodelled_creation()
         return Tensor(None, None, None)
     return functional_layer(interp, leaf, args, kwargs, node)
 
@@ -47,7 +47,7 @@ def make_layer(interp: "Interpreter", class_name: str, keras: bool, args: list[A
     base = layerlib.keras_base_name(class_name)
     table = layerlib.KERAS_LAYERS if keras else layerlib.TF_LAYERS
     if base not in table:
-        interp.graph.complete = False
+        interp.graph.note_unmodelled_creation()
         return UNKNOWN
     positional = layerlib.TF_LAYERS_POSITIONAL.get(base, ())
     config = dict(zip(positional, args))
@@ -61,7 +61,7 @@ def functional_layer(interp: "Interpreter", leaf: str, args: list[Any], kwargs: 
                      node: cst.CSTNode) -> Any:
     base = layerlib.layer_base_name(leaf)
     if base not in layerlib.TF_LAYERS:
-        interp.graph.complete = False
+        interp.graph.note_unmodelled_creation()
         return Tensor(None, None, None)
     inputs = args[0] if args else kwargs.get("inputs", UNKNOWN)
     positional = layerlib.TF_LAYERS_POSITIONAL.get(base, ())
@@ -89,7 +89,7 @@ def build_tf_layer(interp: "Interpreter", layer: LayerObject, inputs: Any, node:
     specs = layerlib.layer_variables(base, config, in_shape)
     out_shape = layerlib.layer_output_shape(base, config, in_shape)
     if specs is None:
-        graph.complete = False
+        graph.note_unmodelled_creation()
     first_call = layer.scope is None
     if first_call:
         graph.note_name_scope_ignored(f"{layer.name or base}/...", where, what=f"tf.layers.{base}")
@@ -197,7 +197,7 @@ def build_keras_layer(interp: "Interpreter", layer: LayerObject, inputs: Any, no
         )
         specs = layerlib.keras_layer_variables(layer.class_name, config, in_shape)
         if specs is None:
-            graph.complete = False
+            graph.note_unmodelled_creation()
         frame = graph.enter_name_scope(layer.keras_name, where, user=False)
         try:
             for spec in specs or []:
@@ -257,11 +257,11 @@ def call_cell(interp: "Interpreter", cell: LayerObject, inputs: Any, node: cst.C
     if cell.class_name in rnnlib.WRAPPER_CELLS:
         if cell.cells:
             return call_cell(interp, cell.cells[0], inputs, node)
-        graph.complete = False
+        graph.note_unmodelled_creation()
         return Tensor(None, None, None)
     if cell.class_name == "MultiRNNCell":
         if not cell.cells_known:
-            graph.complete = False
+            graph.note_unmodelled_creation()
             return Tensor(None, None, None)
         # A default-named scope inside an object re-entry of the current scope (rnn.py).
         outer = graph.enter_variable_scope(graph.var_scope, where, auxiliary_name_scope=False)
@@ -289,7 +289,7 @@ def call_cell(interp: "Interpreter", cell: LayerObject, inputs: Any, node: cst.C
         try:
             specs = rnnlib.cell_variables(cell.class_name, config, depth)
             if specs is None:
-                graph.complete = False
+                graph.note_unmodelled_creation()
             for spec in specs or []:
                 record = graph.get_variable(spec.name, where, shape=spec.shape, shape_given=True,
                                             dtype=spec.dtype or "float32", initializer=Initializer(True),
@@ -346,7 +346,7 @@ def _rnn(interp: "Interpreter", function: str, args: list[Any], kwargs: dict[str
     else:
         step_input = Tensor(None, None, deps_of(inputs))
     if not all(isinstance(c, LayerObject) and c.family == "cell" for c in cells):
-        graph.complete = False
+        graph.note_unmodelled_creation()
         return Tensor(None, None, None), UNKNOWN
     if isinstance(scope_arg, ScopeValue):
         outer_target: Any = scope_arg.scope

@@ -129,10 +129,12 @@ def optimizer_method(interp: "Interpreter", optimizer: OptimizerValue, name: str
         var_list = bound.get("var_list")
         records = _records_of(var_list) if var_list is not None else list(_trainable_variables(graph))
         loss_deps = deps_of(bound.get("loss"))
-        if records is None or not graph.complete and var_list is None:
-            graph.complete = False
+        if records is None:
+            graph.note_unmodelled_creation()
             return Tensor(None, None, None)
-        if loss_deps is None:
+        if loss_deps is None or not graph.complete and var_list is None:
+            # Which variables get slots is not proven (unknown loss, or trainable variables the
+            # analysis may not see): the known ones' slots are created, as uncertain.
             with _speculative(graph):
                 create_slots(interp, optimizer, records, node)
         else:
@@ -142,13 +144,13 @@ def optimizer_method(interp: "Interpreter", optimizer: OptimizerValue, name: str
         bound = bind(("grads_and_vars", "global_step"), args, kwargs)
         pairs = bound.get("grads_and_vars")
         if not isinstance(pairs, (list, tuple)):
-            graph.complete = False
+            graph.note_unmodelled_creation()
             return Tensor(None, None, None)
         records: list[VariableRecord] = []
         unknown = False
         for pair in pairs:
             if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and isinstance(pair[1], VariableValue)):
-                graph.complete = False
+                graph.note_unmodelled_creation()
                 return Tensor(None, None, None)
             grad = pair[0]
             if grad is None:
@@ -199,14 +201,14 @@ def create_slots(interp: "Interpreter", optimizer: OptimizerValue, records: list
     where = interp.where(node)
     table = optlib.optimizer_slots(optimizer.class_name, lib_config(optimizer.config))
     if table is None:
-        graph.complete = False
+        graph.note_unmodelled_creation()
         return
     if not records:
         return
     if table.non_slot and id(graph) not in optimizer.non_slot_done:
         optimizer.non_slot_done.add(id(graph))
         if table.non_slot_scope is not None:
-            graph.complete = False  # store variables in the optimizer's own scope: not modelled
+            graph.note_unmodelled_creation()  # store variables in the optimizer's own scope: not modelled
         else:
             first = min(records, key=lambda r: r.name)
             for spec in table.non_slot:
@@ -263,7 +265,7 @@ def ema_apply(interp: "Interpreter", ema: EMAValue, args: list[Any], kwargs: dic
     var_list = args[0] if args else kwargs.get("var_list")
     records = _records_of(var_list) if var_list is not None else _trainable_variables(graph)
     if records is None:
-        graph.complete = False
+        graph.note_unmodelled_creation()
         return Tensor(None, None, None)
     where = interp.where(node)
     for record in records:

@@ -453,6 +453,13 @@ class DeviceStack:
         """Outermost first; strings are held parsed, `device(None)` as a barrier."""
         return tuple(self._entries)
 
+    def forget_counters(self) -> None:
+        """Code the analysis does not model may have created variable ops here: every setter on
+        the stack may have advanced its round-robin counter, so its later tasks are unknown."""
+        for entry in self._entries:
+            if isinstance(entry, ReplicaDeviceSetter):
+                entry.certain = False
+
     def push(self, entry: str | DeviceSpec | ReplicaDeviceSetter | None | object) -> None:
         """Enter `device(entry)`.  A string TensorFlow rejects raises DeviceSpecError before anything
         is pushed (TensorFlow raises in `device()` itself), so the caller must not pop it."""

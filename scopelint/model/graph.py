@@ -135,6 +135,14 @@ class GraphModel:
         if raises and certain:
             raise ModelRaise(event)
 
+    def note_unmodelled_creation(self) -> None:
+        """Something the analysis does not model may have created variables (an unmodelled TF
+        call, an unknown function handed tensors, a cut-off run): "does not exist" is no longer
+        proven, and setters in force may have advanced their round-robin counters."""
+        self.complete = False
+        if self.devices is not None and hasattr(self.devices, "forget_counters"):
+            self.devices.forget_counters()
+
     def note_site(self, what: str, site: Site) -> int:
         """How many times this site certainly did `what` before in this graph (then counts this
         time).  Runs that may not happen are not counted: they prove no repetition."""

@@ -98,6 +98,14 @@ def _compare_fields(row: VariableRow, record: VariableRecord, observed: dict[str
     if record.device is None:
         problems.append(UNKNOWN)
         row.notes.append("device not predicted")
+    elif UNKNOWN_PART in record.device:
+        # A partly known device (`/job:ps/task:?`): unknown when its known parts agree.
+        pattern = ".*".join(re.escape(part) for part in record.device.split(UNKNOWN_PART))
+        if re.fullmatch(pattern, observed["device"]):
+            problems.append(UNKNOWN)
+            row.notes.append("task not predicted")
+        else:
+            problems.append(DEVICE_DIFFERS)
     elif record.device != observed["device"]:
         problems.append(DEVICE_DIFFERS)
     placement = observed.get("placement")

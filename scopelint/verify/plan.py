@@ -80,7 +80,21 @@ def fallback_cluster(trace: Trace) -> dict[str, int]:
             continue
         needed = spec.task + 1 if isinstance(spec.task, int) else 1
         cluster[spec.job] = min(MAX_TASKS_PER_JOB, max(cluster.get(spec.job, 0), needed))
+    # A setter's ps task count says how many tasks it cycles over, even where the prediction could
+    # not say which task a variable got (`/job:ps/task:?`).
+    for setter in trace.setters:
+        job = _setter_job(setter.ps_device)
+        if setter.ps_tasks and job is not None:
+            cluster[job] = min(MAX_TASKS_PER_JOB, max(cluster.get(job, 0), setter.ps_tasks))
     return cluster
+
+
+def _setter_job(ps_device: str | None) -> str | None:
+    try:
+        job = DeviceSpec.parse(ps_device).job if ps_device else None
+    except DeviceSpecError:
+        return None
+    return job if job is not None and _JOB_NAME.match(job) else None
 
 
 def _module_file(module: str, search: list[Path]) -> Path | None:
