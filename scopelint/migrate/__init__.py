@@ -7,17 +7,28 @@ place TensorFlow is imported, lazily).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from scopelint.migrate.render_html import render_html
-from scopelint.migrate.render_json import render_json
-from scopelint.migrate.render_markdown import render_markdown
-from scopelint.migrate.report import MigrationReport, build_report
+if TYPE_CHECKING:
+    from scopelint.migrate.report import MigrationReport
 
-RENDERERS: dict[str, Callable[[MigrationReport], str]] = {
-    "markdown": render_markdown,
-    "html": render_html,
-    "json": render_json,
-}
+# Report formats; the renderers are imported only when a report is written, so that registering
+# the subcommand (done for every scopelint command line) costs nothing.
+FORMATS = ("markdown", "html", "json")
 
-__all__ = ["RENDERERS", "MigrationReport", "build_report"]
+# The name map's placeholder for the tf.train.Checkpoint attribute that holds the shim layer.
+SHIM_ATTRIBUTE_PLACEHOLDER = "<attr>"
+
+
+def render(report: "MigrationReport", report_format: str) -> str:
+    if report_format == "html":
+        from scopelint.migrate.render_html import render_html
+
+        return render_html(report)
+    if report_format == "json":
+        from scopelint.migrate.render_json import render_json
+
+        return render_json(report)
+    from scopelint.migrate.render_markdown import render_markdown
+
+    return render_markdown(report)

@@ -9,12 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from scopelint import engine
-from scopelint.migrate import RENDERERS
-from scopelint.migrate.checkpoint import read_checkpoint
-from scopelint.migrate.collect import collect
-from scopelint.migrate.inventory import SHIM_ATTRIBUTE_PLACEHOLDER, name_map_text
-from scopelint.migrate.report import build_report
+from scopelint.migrate import FORMATS, SHIM_ATTRIBUTE_PLACEHOLDER, render
 
 PROGRAM = "scopelint"
 EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_ERROR = 0, 1, 2
@@ -25,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
         "migrate", parents=parents,
         help="write a TF1 -> TF2 migration report (variables, reuse, recipes, checkpoint keys, effort)")
     parser.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
-    parser.add_argument("--format", choices=sorted(RENDERERS), default="markdown", help="report format (default: markdown)")
+    parser.add_argument("--format", choices=sorted(FORMATS), default="markdown", help="report format (default: markdown)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the report here instead of stdout")
     parser.add_argument("--name-map", metavar="FILE",
                         help="also write the checkpoint name map (CSV if FILE ends in .csv, else JSON)")
@@ -45,6 +40,13 @@ def _error(message: str) -> None:
 
 
 def command_migrate(args: argparse.Namespace) -> int:
+    # Imported here: the analysis and report modules are only needed when a report is written.
+    from scopelint import engine
+    from scopelint.migrate.checkpoint import read_checkpoint
+    from scopelint.migrate.collect import collect
+    from scopelint.migrate.inventory import name_map_text
+    from scopelint.migrate.report import build_report
+
     checkpoint = None
     if args.checkpoint:
         try:
@@ -59,7 +61,7 @@ def command_migrate(args: argparse.Namespace) -> int:
         pattern.strip() for given in args.extend_exclude for pattern in given.split(",") if pattern.strip())
     facts = collect(args.paths, exclude=exclude, jobs=args.jobs)
     report = build_report(facts, args.paths, checkpoint)
-    text = RENDERERS[args.format](report)
+    text = render(report, args.format)
     try:
         if args.output:
             Path(args.output).write_text(text, encoding="utf-8")

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from scopelint.migrate.collect import ModuleFacts
+from scopelint.migrate import SHIM_ATTRIBUTE_PLACEHOLDER
 from scopelint.migrate.observe import ReuseObservation
 from scopelint.trace import Shape, Site, VariableRecord
 
@@ -22,7 +23,6 @@ from scopelint.trace import Shape, Site, VariableRecord
 # get_variable and tf.compat.v1.layers variables [measured: tower.Sw, tower.Sdense.Skernel].
 SHIM_STORE_KINDS = frozenset({"get_variable", "local_variable", "layer"})
 OPTIMIZER_KINDS = frozenset({"slot", "optimizer"})
-SHIM_ATTRIBUTE_PLACEHOLDER = "<attr>"
 
 
 def shim_checkpoint_key(name: str, attribute: str = SHIM_ATTRIBUTE_PLACEHOLDER) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 from scopelint.migrate.checkpoint import CheckpointComparison, KeyComparison
 from scopelint.migrate.constructs import ConstructSite
 from scopelint.migrate.effort import WEIGHTS
-from scopelint.migrate.inventory import SHIM_ATTRIBUTE_PLACEHOLDER
+from scopelint.migrate import SHIM_ATTRIBUTE_PLACEHOLDER
 from scopelint.migrate.report import SCHEMA, SCHEMA_VERSION, MigrationReport
 from scopelint.trace import Shape, Site
 
