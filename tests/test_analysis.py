@@ -95,3 +95,26 @@ def test_an_imported_module_is_reused_only_while_unchanged(tmp_path) -> None:
     assert [r.name for r in analyze_source(main.read_text(), str(main)).variables] == ["one/w"]
     lib.write_text("SCOPE = 'second'\n")  # a different size, so the stamp changes whatever the clock
     assert [r.name for r in analyze_source(main.read_text(), str(main)).variables] == ["second/w"]
+
+
+def test_estimator_model_fn_builds_its_own_graph_per_call() -> None:
+    source = (
+        "import tensorflow.compat.v1 as tf\n"
+        "def model_fn(features, labels, mode, params):\n"
+        "    w = tf.get_variable('w', [params['units'], 1])\n"
+        "    loss = tf.reduce_sum(w)\n"
+        "    if mode == tf.estimator.ModeKeys.TRAIN:\n"
+        "        op = tf.train.AdamOptimizer(0.1).minimize(loss)\n"
+        "        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=op)\n"
+        "    return tf.estimator.EstimatorSpec(mode, loss=loss)\n"
+        "estimator = tf.estimator.Estimator(model_fn, params={'units': 3})\n"
+        "estimator.train(input_fn=None)\n"
+        "estimator.evaluate(input_fn=None)\n"
+    )
+    trace = analyze_source(source, "est.py")
+    by_graph: dict[int, list[str]] = {}
+    for record in trace.variables:
+        assert record.certain
+        by_graph.setdefault(record.graph, []).append(record.name)
+    assert by_graph == {1: ["w", "beta1_power", "beta2_power", "w/Adam", "w/Adam_1"], 2: ["w"]}
+    assert trace.final_graph == 0 and trace.final_variables() == [] and trace.complete

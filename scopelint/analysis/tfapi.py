@@ -15,6 +15,7 @@ from scopelint.analysis.values import (
     UNKNOWN,
     ContextValue,
     EMAValue,
+    EstimatorValue,
     GraphValue,
     InitializerValue,
     LayerObject,
@@ -96,7 +97,17 @@ def resolve_path(path: str) -> Any:
     """The value of a TF attribute path: constants become values, everything else a TFRef."""
     if path == "tf.AUTO_REUSE":
         return ReuseValue(Reuse.AUTO)
+    if path in _MODE_KEYS:
+        return _MODE_KEYS[path]
     return TFRef(path)
+
+
+# tf.estimator.ModeKeys are plain strings; knowing them lets `if mode == ModeKeys.TRAIN:` be decided.
+_MODE_KEYS = {
+    f"{prefix}.ModeKeys.{key}": value
+    for prefix in ("tf.estimator", "tf.estimator.tpu", "tf.contrib.tpu", "tf.contrib.learn")
+    for key, value in (("TRAIN", "train"), ("EVAL", "eval"), ("PREDICT", "infer"), ("INFER", "infer"))
+}
 
 
 def tf_path_for_module(module: str) -> str | None:
@@ -443,7 +454,7 @@ def getattr_value(interp: "Interpreter", owner: Any, name: str, node: cst.CSTNod
         if name == "dtype" and isinstance(owner, VariableValue) and owner.record.dtype:
             return TFRef("tf." + owner.record.dtype)
         return TFMethod(owner, name)
-    if isinstance(owner, (LayerObject, TemplateValue, OptimizerValue, EMAValue, GraphValue)):
+    if isinstance(owner, (LayerObject, TemplateValue, OptimizerValue, EMAValue, GraphValue, EstimatorValue)):
         if isinstance(owner, TemplateValue) and name == "variable_scope_name":
             return owner.scope.name + "/" if owner.scope is not None else UNKNOWN
         if isinstance(owner, LayerObject) and name in ("variables", "trainable_variables", "weights",
@@ -534,6 +545,15 @@ def _device(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node
          "tf.contrib.slim.arg_scope", "tf.GradientTape")
 def _opaque_context(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
     return ContextValue("other", {"value": UNKNOWN})
+
+
+@handles("tf.estimator.EstimatorSpec", "tf.estimator.tpu.TPUEstimatorSpec", "tf.contrib.tpu.TPUEstimatorSpec",
+         "tf.estimator.RunConfig", "tf.estimator.tpu.RunConfig", "tf.contrib.tpu.RunConfig",
+         "tf.estimator.TrainSpec", "tf.estimator.EvalSpec", "tf.estimator.tpu.TPUConfig",
+         "tf.contrib.tpu.TPUConfig", "tf.train.Scaffold")
+def _plain_record(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    """Configuration and result records: they hold values and create nothing."""
+    return UNKNOWN
 
 
 # TF objects that run or serve a graph but never add variables to it: their methods (`run`,
@@ -950,6 +970,8 @@ def call_method(interp: "Interpreter", method: TFMethod, args: list[Any], kwargs
         return UNKNOWN
     if isinstance(owner, TemplateValue):
         return UNKNOWN
+    if isinstance(owner, EstimatorValue):
+        return tfapi_training.estimator_method(interp, owner, name, node)
     if isinstance(owner, ContextValue) and owner.kind == "runner":
         # sess.run(...), server.join(), sess.as_default(), supervisor.managed_session(), ...
         return owner if name in ("as_default", "managed_session", "prepare_or_wait_for_session") else UNKNOWN

@@ -20,6 +20,7 @@ from scopelint.analysis.tfapi import (
 from scopelint.analysis.values import (
     UNKNOWN,
     EMAValue,
+    EstimatorValue,
     OptimizerValue,
     PartitionedValue,
     TemplateValue,
@@ -27,7 +28,7 @@ from scopelint.analysis.values import (
     VariableValue,
 )
 from scopelint.model import optimizers as optlib
-from scopelint.model.graph import GraphModel, Initializer, Where
+from scopelint.model.graph import GraphModel, Initializer, ModelRaise, Where
 from scopelint.model.scopes import Reuse
 from scopelint.trace import UNKNOWN_PART, VariableRecord
 
@@ -288,6 +289,62 @@ def _collections(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any],
     return [VariableValue(r) for r in graph.records if wanted in r.collections and r.certain]
 
 
+# ---------------------------------------------------------------------------------------------
+# Estimators
+
+_ESTIMATOR_MODES = {"train": "train", "evaluate": "eval", "predict": "infer", "export_saved_model": "infer",
+                    "export_savedmodel": "infer", "experimental_export_all_saved_models": "infer"}
 
 
+@handles("tf.estimator.Estimator", "tf.estimator.tpu.TPUEstimator", "tf.contrib.tpu.TPUEstimator")
+def _estimator(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    bound = bind(("model_fn", "model_dir", "config", "params"), args, kwargs)
+    return EstimatorValue(bound.get("model_fn", UNKNOWN), bound.get("params"))
 
+
+def estimator_method(interp: "Interpreter", estimator: EstimatorValue, name: str, node: cst.CSTNode) -> Any:
+    """`estimator.train(...)` and friends: the model_fn runs in a graph of its own."""
+    mode = _ESTIMATOR_MODES.get(name)
+    if mode is not None:
+        run_model_fn(interp, estimator, mode, node)
+    return UNKNOWN
+
+
+@handles("tf.estimator.train_and_evaluate")
+def _train_and_evaluate(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    estimator = bind(("estimator", "train_spec", "eval_spec"), args, kwargs).get("estimator")
+    if isinstance(estimator, EstimatorValue):
+        run_model_fn(interp, estimator, "train", node)
+        run_model_fn(interp, estimator, "eval", node)
+    return UNKNOWN
+
+
+def run_model_fn(interp: "Interpreter", estimator: EstimatorValue, mode: str, node: cst.CSTNode) -> None:
+    """Call model_fn(features, labels, mode, params, config) as the Estimator does, in a new graph.
+
+    Only the arguments model_fn's signature names are passed (the Estimator inspects it too);
+    features and labels come from an input_fn the analysis does not follow, so they are unknown.
+    """
+    from scopelint.analysis.values import UserFunction
+
+    function = estimator.model_fn
+    if not isinstance(function, UserFunction):
+        interp.graph.note_unmodelled_creation()
+        return
+    offered = {"features": UNKNOWN, "labels": UNKNOWN, "mode": mode,
+               "params": estimator.params if estimator.params is not None else {}, "config": UNKNOWN}
+    params = function.node.params
+    names = [param.name.value for param in list(params.posonly_params) + list(params.params)]
+    kwargs = {name: offered[name] for name in names if name in offered}
+    graph = GraphModel(interp.path)
+    interp.tfapi.install_devices(graph)
+    graph.speculative = interp.graph.speculative  # a train() that may not run builds a graph that may not exist
+    previous = interp.graph
+    interp.graph = graph
+    interp.graphs.append(graph)
+    try:
+        interp.call_value(function, [], kwargs, node)
+    except ModelRaise:
+        pass  # TensorFlow raises inside train(): recorded as an event; the program stops there
+    finally:
+        interp.graph = previous

@@ -157,6 +157,15 @@ class GraphValue:
 
 
 @dataclass(eq=False)
+class EstimatorValue:
+    """A tf.estimator.Estimator (or TPUEstimator): its model_fn builds a new graph per train,
+    evaluate or predict call."""
+
+    model_fn: Any
+    params: Any
+
+
+@dataclass(eq=False)
 class UserFunction:
     node: cst.FunctionDef | cst.Lambda
     name: str

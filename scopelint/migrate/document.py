@@ -102,8 +102,9 @@ def inventory_section(report: MigrationReport) -> Section:
     section = Section("Variable inventory", "inventory", collapsed=len(report.inventory) > 40)
     section.paragraphs.append(
         "One row per checkpoint key (a partitioned variable is one key with its full shape; its parts "
-        "are listed). Names are the final default graph's, auto-name counters included; '?' marks what "
-        "the analysis could not compute. Scopes are the enclosing variable scopes with their reuse mode."
+        "are listed). Names are TensorFlow's, from every graph the program builds (an Estimator's "
+        "model_fn included), auto-name counters included; '?' marks what the analysis could not "
+        "compute. Scopes are the enclosing variable scopes with their reuse mode."
     )
     section.tables.append(_table(
         ("checkpoint key", "shape", "dtype", "kind", "parts", "site", "scopes", "device", "certain"),
