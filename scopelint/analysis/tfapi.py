@@ -321,7 +321,7 @@ def enter_context(interp: "Interpreter", manager: Any, node: cst.CSTNode) -> Ent
     graph = interp.graph
     if isinstance(manager, ContextValue):
         if manager.kind == "variable_scope":
-            frame = enter_variable_scope(interp, manager.args, node)
+            frame = enter_variable_scope(interp, manager.args, node, manager.literal_reuse_false)
             return Entered(ScopeValue(frame.scope), lambda: graph.exit_variable_scope(frame))
         if manager.kind == "name_scope":
             name = manager.args.get("name")
@@ -384,7 +384,8 @@ def reuse_of(value: Any) -> Reuse | None:
     return Reuse.UNKNOWN
 
 
-def enter_variable_scope(interp: "Interpreter", args: dict[str, Any], node: cst.CSTNode) -> Any:
+def enter_variable_scope(interp: "Interpreter", args: dict[str, Any], node: cst.CSTNode,
+                         literal_reuse_false: bool = False) -> Any:
     graph = interp.graph
     where = interp.where(node)
     name_or_scope = args.get("name_or_scope")
@@ -422,7 +423,10 @@ def enter_variable_scope(interp: "Interpreter", args: dict[str, Any], node: cst.
         where,
         default_name=default_name,
         reuse=reuse,
-        reuse_explicit_false=reuse_arg is False,
+        # TFS104 only for a literal `reuse=False`: a False passed along from a parameter default
+        # (`def block(x, reuse=False)` called inside a reusing tower) is the author relying on
+        # inheritance, not asking for creation.
+        reuse_explicit_false=literal_reuse_false and reuse_arg is False,
         auxiliary_name_scope=aux if isinstance(aux, bool) else True,
         partitioner=partitioner,
         dtype=dtype_name(args.get("dtype")),
@@ -523,7 +527,20 @@ def call(interp: "Interpreter", callee: Any, args: list[Any], kwargs: dict[str, 
 @handles("tf.variable_scope", "tf.VariableScope")
 def _variable_scope(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
     bound = bind(_VARIABLE_SCOPE_SIG, args, kwargs)
-    return ContextValue("variable_scope", bound.values, interp.site(node))
+    context = ContextValue("variable_scope", bound.values, interp.site(node))
+    context.literal_reuse_false = _literal_false_argument(node, "reuse", _VARIABLE_SCOPE_SIG.index("reuse"))
+    return context
+
+
+def _literal_false_argument(node: cst.CSTNode, keyword: str, position: int) -> bool:
+    """Whether the call writes `keyword=False` (or False at that position) literally."""
+    if not isinstance(node, cst.Call):
+        return False
+    for index, arg in enumerate(node.args):
+        matches = arg.keyword.value == keyword if arg.keyword is not None else index == position and not arg.star
+        if matches:
+            return isinstance(arg.value, cst.Name) and arg.value.value == "False"
+    return False
 
 
 @handles("tf.name_scope")

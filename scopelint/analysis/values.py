@@ -100,9 +100,11 @@ class ScopeValue:
 class ContextValue:
     """A context manager made by a TF call, entered by `with`: variable_scope, name_scope, device."""
 
-    kind: str  # variable_scope | name_scope | device | graph | unknown
+    kind: str  # variable_scope | name_scope | device | graph | runner | other
     args: dict[str, Any] = field(default_factory=dict)
     site: Any = None
+    # variable_scope: `reuse=False` written as a literal in the call (not a value passed along).
+    literal_reuse_false: bool = False
 
 
 @dataclass(eq=False)
