@@ -119,6 +119,7 @@ class Interpreter:
         # Project modules imported so far (resolved path -> module value; None while loading or
         # when it could not be loaded), so each runs once, as Python imports do.
         self.loaded_modules: dict[str, ModuleValue | None] = {}
+        self.import_depth = 0  # how many project imports deep the code being run is
         self.extra_events: list[Event] = []
         self.tensorflow_seen = False
         self.final_graph = 0
@@ -561,6 +562,8 @@ class Interpreter:
     def import_project_module(self, dotted: str, level: int) -> ModuleValue | None:
         """Run a module of the project being checked, once, as `import` would."""
         assert self.module is not None
+        if self.import_depth >= project.MAX_IMPORT_DEPTH:
+            return None
         file = project.find_module_file(self.module.path, dotted, level)
         if file is None:
             return None
@@ -585,14 +588,16 @@ class Interpreter:
         before = self._graph_footprint()
         loaded_before = set(self.loaded_modules)
         self.module = ModuleContext(loaded.path, loaded.positions, env)
+        self.import_depth += 1
         try:
             self.exec_block(loaded.module.body, env)
         except (_UserRaise, _Return, _Break, _Continue):
             pass
         finally:
             self.module = importer
+            self.import_depth -= 1
         if self._graph_footprint() == before and all(_immutable(v) for v in env.vars.values()) \
-                and not any(isinstance(node, cst.Global) for node in walk(loaded.module)):
+                and not loaded.rebinds_globals:
             # Importing it touched no graph and left only immutable values (and no function rebinds
             # a global): later files checked in this process can reuse the result instead of
             # interpreting the module again.
