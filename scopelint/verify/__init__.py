@@ -13,8 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scopelint.verify.compare import Comparison, compare_exceptions, compare_variables, raising_findings
-from scopelint.verify.plan import DEFAULT_CLUSTER, PlanError, fallback_cluster, parse_cluster_option, plan_program
-from scopelint.verify.runner import ChildRun, run_child
+from scopelint.verify.plan import (
+    DEFAULT_CLUSTER, MAX_WORKERS, PlanError, fallback_cluster, literal_cluster, parse_cluster_option, plan_program,
+    workers_layout,
+)
+from scopelint.verify.runner import ChildRun, Isolation, run_child
+from scopelint.verify.workers import CrossRow, WorkerView, compare_workers, cross_agree
 
 DEFAULT_STEPS = 3
 DEFAULT_TIMEOUT_SECONDS = 120.0
@@ -31,7 +35,7 @@ INTERRUPTED = "interrupted"  # Ctrl-C
 INTERNAL = "internal error"  # the child failed before the program started: an environment or scopelint problem
 
 __all__ = [
-    "VerifyOptions", "VerifyReport", "VerifyUsageError", "verify", "parse_cluster_option",
+    "VerifyOptions", "VerifyReport", "WorkersReport", "VerifyUsageError", "verify", "parse_cluster_option",
     "DEFAULT_STEPS", "DEFAULT_TIMEOUT_SECONDS", "EXIT_AGREE", "EXIT_DIFFER", "EXIT_ERROR",
 ]
 
@@ -49,6 +53,9 @@ class VerifyOptions:
     steps: int = DEFAULT_STEPS
     timeout: float = DEFAULT_TIMEOUT_SECONDS
     isolate: bool = True  # try a private network namespace
+    workers: int = 1  # --workers N: N copies of the program against one cluster
+    target: str | None = None  # --target grpc://HOST:PORT: an existing cluster; no server is started
+    cluster_addresses: dict[str, list[str]] | None = None  # --cluster with addresses (job -> host:port by task)
 
 
 @dataclass
@@ -76,6 +83,45 @@ class VerifyReport:
         return EXIT_AGREE if self.agree else EXIT_DIFFER
 
 
+@dataclass
+class WorkersReport:
+    """`--workers N`: one report per copy (each against the prediction) and the comparison across them."""
+
+    path: str
+    outcome: str  # COMPARED when the host gave its result; else how the whole run ended
+    child: ChildRun  # the host process
+    workers: list[VerifyReport]
+    cross: list[CrossRow]
+    cluster: dict[str, list[str]]  # job -> addresses of the one shared cluster
+    cluster_source: str  # option | fallback | target
+    cluster_error: str | None
+    complete_prediction: bool = True
+    parse_note: str | None = None
+    options: VerifyOptions | None = None
+
+    @property
+    def workers_agree(self) -> bool:
+        """Every copy built the same variables on the same devices."""
+        views = [WorkerView(index, _observed_of(report)) for index, report in enumerate(self.workers)]
+        return bool(self.workers) and cross_agree(views, self.cross)
+
+    @property
+    def agree(self) -> bool:
+        return self.outcome == COMPARED and self.workers_agree and all(report.agree for report in self.workers)
+
+    @property
+    def exit_code(self) -> int:
+        if self.outcome == INTERNAL:
+            return EXIT_ERROR
+        if self.outcome == INTERRUPTED:
+            return 130
+        return EXIT_AGREE if self.agree else EXIT_DIFFER
+
+
+def _observed_of(report: VerifyReport) -> list[dict[str, Any]] | None:
+    return report.result["variables"] if report.outcome == COMPARED and report.result is not None else None
+
+
 def _findings(trace: Any) -> list[Any]:
     from scopelint.rules import all_rules
 
@@ -88,39 +134,53 @@ def _findings(trace: Any) -> list[Any]:
     return found
 
 
-def verify(options: VerifyOptions) -> VerifyReport:
-    """Predict, run, compare.  Raises VerifyUsageError for usage problems."""
+@dataclass
+class _Prediction:
+    program: Any  # plan.Program
+    predicted: list[Any]
+    raising: list[Any]
+    complete: bool
+    fallback: dict[str, int]
+    literal: dict[str, int] | None  # a setter's literal cluster
+    parse_note: str | None
+
+
+def _predict(options: VerifyOptions) -> _Prediction:
     from scopelint.analysis import ParseFailure, analyze_source
-    from scopelint.verify.plan import ChildRequest
 
     if options.steps < 0:
         raise VerifyUsageError("--steps must be 0 or more")
     if options.timeout <= 0:
         raise VerifyUsageError("--timeout must be positive")
+    if not 1 <= options.workers <= MAX_WORKERS:
+        raise VerifyUsageError(f"--workers must be 1 to {MAX_WORKERS}")
     try:
         program = plan_program(options.path, options.entry)
     except PlanError as problem:
         raise VerifyUsageError(str(problem)) from None
-    parse_note = None
     try:
         trace = analyze_source(program.prediction_source, program.path)
-        predicted = trace.final_variables()
-        raising = raising_findings(trace, _findings(trace))
-        complete = trace.complete
-        fallback = fallback_cluster(trace)
     except ParseFailure as failure:
-        parse_note = f"scopelint cannot parse the program (line {failure.line}): {failure.message}"
-        predicted, raising, complete = [], [], False
-        fallback = dict(DEFAULT_CLUSTER)
-    request = ChildRequest(
-        path=program.path, args=list(options.args), entry=program.entry, cluster_override=options.cluster,
-        fallback_cluster=fallback, steps=options.steps, status_path="", result_path="",
-    )
-    child = run_child(request, options.timeout, isolate=options.isolate)
+        note = f"scopelint cannot parse the program (line {failure.line}): {failure.message}"
+        return _Prediction(program, [], [], False, dict(DEFAULT_CLUSTER), None, note)
+    return _Prediction(program, trace.final_variables(), raising_findings(trace, _findings(trace)), trace.complete,
+                       fallback_cluster(trace), literal_cluster(trace), None)
+
+
+def _isolation_choice(options: VerifyOptions) -> tuple[bool, str]:
+    if options.target is not None:
+        # The existing cluster is outside any namespace verify could make: the run must reach it.
+        return False, "--target: the run connects to an existing cluster; verify started no server"
+    return options.isolate, "disabled with --no-isolate"
+
+
+def _single_report(options: VerifyOptions, prediction: _Prediction, child: ChildRun) -> VerifyReport:
+    """Compare one run of the program (a child's result) with the prediction."""
+    program = prediction.program
     report = VerifyReport(
         path=program.path, outcome=COMPARED, comparison=None, child=child,
-        cluster_used=options.cluster or fallback, result=child.result, parse_note=parse_note,
-        complete_prediction=complete, options=options,
+        cluster_used=options.cluster or prediction.fallback, result=child.result, parse_note=prediction.parse_note,
+        complete_prediction=prediction.complete, options=options,
     )
     if child.interrupted:
         report.outcome = INTERRUPTED
@@ -139,10 +199,85 @@ def verify(options: VerifyOptions) -> VerifyReport:
         program_end["how"] == "exit" and program_end.get("exit_code")) else None
     if program_error is not None and program_end["how"] == "exit":
         program_error = {**program_error, "error_type": "SystemExit"}
-    rows = compare_variables(predicted, result["variables"])
+    rows = compare_variables(prediction.predicted, result["variables"])
     exceptions = compare_exceptions(
-        program.path, raising, program_error, result.get("observe_error"),
+        program.path, prediction.raising, program_error, result.get("observe_error"),
         program_ran_to_end=program_end["how"] in ("finished", "exit", "exception"),
     )
     report.comparison = Comparison(rows=rows, exceptions=exceptions)
+    return report
+
+
+def verify(options: VerifyOptions) -> VerifyReport | WorkersReport:
+    """Predict, run, compare.  Raises VerifyUsageError for usage problems.
+
+    With `workers` > 1 the result is a WorkersReport (one VerifyReport per copy plus the comparison
+    across copies); otherwise a VerifyReport.
+    """
+    from scopelint.verify.plan import ChildRequest
+
+    prediction = _predict(options)
+    if options.workers > 1:
+        return _verify_workers(options, prediction)
+    request = ChildRequest(
+        path=prediction.program.path, args=list(options.args), entry=prediction.program.entry,
+        cluster_override=options.cluster, fallback_cluster=prediction.fallback, steps=options.steps,
+        status_path="", result_path="", target=options.target, cluster_addresses=options.cluster_addresses,
+    )
+    isolate, reason = _isolation_choice(options)
+    child = run_child(request, options.timeout, isolate=isolate, no_isolation_reason=reason)
+    return _single_report(options, prediction, child)
+
+
+# The host keeps this share of the time limit back to kill late copies and still write its report.
+HOST_MARGIN_SHARE = 0.1
+HOST_MARGIN_MAX_SECONDS = 5.0
+
+
+def _verify_workers(options: VerifyOptions, prediction: _Prediction) -> WorkersReport:
+    from scopelint.verify.plan import ChildRequest
+
+    # One layout for the shared cluster, chosen before anything runs: --cluster, else the setter's
+    # literal cluster, else the fallback; the worker job grown to the number of copies.
+    base = options.cluster or prediction.literal or prediction.fallback
+    layout = workers_layout(base, options.workers)
+    margin = min(HOST_MARGIN_MAX_SECONDS, HOST_MARGIN_SHARE * options.timeout)
+    request = ChildRequest(
+        path=prediction.program.path, args=list(options.args), entry=prediction.program.entry,
+        cluster_override=layout if options.cluster is not None else None, fallback_cluster=layout,
+        steps=options.steps, status_path="", result_path="", role="host", workers=options.workers,
+        timeout=options.timeout - margin, target=options.target, cluster_addresses=options.cluster_addresses,
+    )
+    isolate, reason = _isolation_choice(options)
+    host = run_child(request, options.timeout, isolate=isolate, no_isolation_reason=reason)
+    report = WorkersReport(
+        path=prediction.program.path, outcome=COMPARED, child=host, workers=[], cross=[], cluster={},
+        cluster_source="", cluster_error=None, complete_prediction=prediction.complete,
+        parse_note=prediction.parse_note, options=options,
+    )
+    if host.interrupted:
+        report.outcome = INTERRUPTED
+    elif host.timed_out:
+        report.outcome = TIMED_OUT
+    elif host.result is None:
+        report.outcome = INTERNAL if host.last_phase == "start" else CRASHED
+    if report.outcome != COMPARED or host.result is None:
+        return report
+    combined = host.result
+    report.cluster = combined.get("cluster") or {}
+    report.cluster_source = combined.get("cluster_source", "")
+    if report.cluster_source == "fallback" and prediction.literal and options.cluster is None:
+        report.cluster_source = "setter"  # the host was given the setter's literal cluster as its layout
+    report.cluster_error = combined.get("cluster_error")
+    for copy in combined["workers"]:
+        child = ChildRun(
+            result=copy["result"], status=copy["status"], exit_status=copy["exit_status"],
+            timed_out=copy["timed_out"], interrupted=False, seconds=copy["seconds"],
+            stdout_tail=copy["stdout_tail"], stderr_tail=copy["stderr_tail"],
+            isolation=host.isolation, child_pid=copy["pid"],
+        )
+        copy_options = VerifyOptions(**{**options.__dict__, "args": copy["args"], "workers": 1})
+        report.workers.append(_single_report(copy_options, prediction, child))
+    views = [WorkerView(index, _observed_of(worker)) for index, worker in enumerate(report.workers)]
+    report.cross = compare_workers(views)
     return report

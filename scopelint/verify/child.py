@@ -36,6 +36,8 @@ from scopelint.verify.plan import ChildRequest
 # Collections a variable can be found in, in the order the oracle lists them (tests/oracle.py).
 VARIABLE_COLLECTIONS = ("variables", "local_variables", "trainable_variables", "moving_average_variables")
 SERVER_START_ATTEMPTS = 3
+RECOVERY_WAIT_SECONDS = 0.2
+CLUSTER_FILE_POLL_SECONDS = 0.05
 MESSAGE_LIMIT = 2000
 
 
@@ -164,6 +166,10 @@ class LocalCluster:
         finally:
             self.creating_own = False
 
+    def server_for(self, key: tuple[str, int]) -> Any:
+        """The in-process server the program's `Server(...)` for this task gets; None: not ours."""
+        return self.servers.get(key)
+
     def master_key(self) -> tuple[str, int]:
         if self.program_master is not None and self.program_master in self.servers:
             return self.program_master
@@ -190,10 +196,96 @@ class LocalCluster:
         return merged
 
 
+class StandInServer:
+    """What the program's `Server(...)` gets when verify starts no server (an existing cluster): the
+    task's target, and a `join()` that ends the program as the real one's would never return."""
+
+    def __init__(self, target: str, job_name: str, task_index: int) -> None:
+        self._target = target
+        self.job_name = job_name
+        self.task_index = task_index
+
+    @property
+    def target(self) -> bytes:
+        return self._target.encode()  # what TensorFlow's Server.target returns
+
+    def start(self) -> None:
+        pass
+
+    def join(self) -> None:
+        raise ServerJoinCalled()
+
+
+class ExternalCluster:
+    """A cluster that already runs (`--target`, or the host's servers for a worker copy): no server is
+    started here; sessions connect to `master`; device filters name the tasks known to exist."""
+
+    def __init__(self, tf: Any, request: ChildRequest, result: ChildResult, status: Status, master: str,
+                 addresses: dict[str, list[str]] | None, source: str) -> None:
+        self.tf = tf
+        self.request = request
+        self.result = result
+        self.status = status
+        self.master = master
+        self.source = source  # "host" or "target"
+        self.known = addresses
+        self.addresses: dict[tuple[str, int], str] = {
+            (job, index): address for job, tasks in (addresses or {}).items() for index, address in enumerate(tasks)
+        }
+        self.layout: dict[str, list[int]] | None = None
+        self.creating_own = False
+        self.program_master: tuple[str, int] | None = None
+
+    @property
+    def started(self) -> bool:
+        return self.layout is not None
+
+    def ensure_started(self, program_layout: dict[str, list[int]] | None = None) -> None:
+        if self.layout is not None:
+            return
+        if self.known:
+            self.layout = {job: list(range(len(tasks))) for job, tasks in self.known.items()}
+            self.result.cluster_source = self.source
+        elif self.request.cluster_override is not None:
+            self.layout = {job: list(range(count)) for job, count in self.request.cluster_override.items()}
+            self.result.cluster_source = "option"
+        elif program_layout:
+            self.layout = program_layout
+            self.result.cluster_source = "program"
+        else:
+            self.layout = {}  # nothing known: no device filters; the target's own cluster decides
+            self.result.cluster_source = self.source
+        self.result.cluster = {job: [self.addresses.get((job, index), "?") for index in sorted(indices)]
+                               for job, indices in self.layout.items()}
+        self.status.write("cluster", cluster=self.result.cluster, external=True)
+
+    def server_for(self, key: tuple[str, int]) -> Any:
+        address = self.addresses.get(key)
+        return StandInServer(f"grpc://{address}" if address else self.master, key[0], key[1])
+
+    def master_target(self) -> str:
+        self.ensure_started()
+        self.result.master = self.master
+        return self.master
+
+    def device_filters(self) -> list[str]:
+        return [f"/job:{job}/task:{index}" for job, indices in sorted((self.layout or {}).items()) for index in indices]
+
+    def session_config(self, config: Any) -> Any:
+        merged = self.tf.compat.v1.ConfigProto()
+        if config is not None:
+            merged.CopyFrom(config)
+        filters = self.device_filters()
+        if filters:
+            del merged.device_filters[:]
+            merged.device_filters.extend(filters)
+        return merged
+
+
 class Patches:
     """Everything the program's TensorFlow calls are redirected through."""
 
-    def __init__(self, tf: Any, cluster: LocalCluster, request: ChildRequest, result: ChildResult, status: Status) -> None:
+    def __init__(self, tf: Any, cluster: "LocalCluster | ExternalCluster", request: ChildRequest, result: ChildResult, status: Status) -> None:
         self.tf = tf
         self.cluster = cluster
         self.request = request
@@ -220,6 +312,21 @@ class Patches:
         monitored.__exit__ = uncounted(monitored.__exit__)
         for name in ("__init__", "prepare_or_wait_for_session", "stop"):
             setattr(supervisor.Supervisor, name, uncounted(getattr(supervisor.Supervisor, name)))
+        self._patch_recovery_wait()
+
+    @staticmethod
+    def _patch_recovery_wait() -> None:
+        # A non-chief worker polls every `recovery_wait_secs` (30 s by default) until the chief has
+        # initialized the model: poll often instead, which changes when it looks, not what it sees.
+        from tensorflow.python.training import session_manager
+
+        original_init = session_manager.SessionManager.__init__
+
+        def init(manager: Any, *args: Any, **kwargs: Any) -> None:
+            original_init(manager, *args, **kwargs)
+            manager._recovery_wait_secs = min(manager._recovery_wait_secs, RECOVERY_WAIT_SECONDS)
+
+        session_manager.SessionManager.__init__ = init
 
     # -- ClusterSpec: capture the layout, start the cluster, map the program's addresses
     def _patch_cluster_spec(self, server_lib: Any) -> None:
@@ -255,6 +362,10 @@ class Patches:
             if patches.cluster.creating_own:
                 return object.__new__(cls)
             adopted = patches._adopt(server_lib, server_or_cluster_def, job_name, task_index)
+            if adopted is None and isinstance(patches.cluster, ExternalCluster):
+                # On an existing cluster verify starts no server, whatever the program asks for.
+                adopted = StandInServer(patches.cluster.master_target(), str(job_name), int(task_index or 0))
+                patches.result.notes.append("a Server(...) of the program matched no task: it got the target")
             return adopted if adopted is not None else object.__new__(cls)
 
         def init(server: Any, *args: Any, **kwargs: Any) -> None:
@@ -284,7 +395,7 @@ class Patches:
         if job_name is None and len(jobs) == 1:
             job_name = jobs[0]
         key = (str(job_name), int(task_index or 0))
-        server = self.cluster.servers.get(key)
+        server = self.cluster.server_for(key)
         if server is None:
             return None  # TensorFlow itself reports an unknown job or task
         self.result.servers_adopted.append(f"/job:{key[0]}/task:{key[1]}")
@@ -440,7 +551,7 @@ def _collections_of(tf: Any, graph: Any, variable: Any) -> list[str]:
             if any(item is variable for item in graph.get_collection(key))]
 
 
-def observe(tf: Any, graph: Any, cluster: LocalCluster, patches: Patches, result: ChildResult, status: Status) -> None:
+def observe(tf: Any, graph: Any, cluster: "LocalCluster | ExternalCluster", patches: Patches, result: ChildResult, status: Status) -> None:
     variables = _variables_of(tf, graph)
     observed = []
     for variable in variables:
@@ -482,16 +593,49 @@ def observe(tf: Any, graph: Any, cluster: LocalCluster, patches: Patches, result
         record.placement = placed.get(variable.op.name)
 
 
+def _wait_for_host_cluster(request: ChildRequest, status: Status) -> None:
+    """A worker copy: wait until the host's servers listen, then take their addresses."""
+    assert request.cluster_file is not None and request.task_index is not None
+    status.write("wait cluster")
+    path = Path(request.cluster_file)
+    while not path.exists():  # the host renames the file into place once complete; it kills us if it fails
+        time.sleep(CLUSTER_FILE_POLL_SECONDS)
+    published = json.loads(path.read_text(encoding="utf-8"))
+    if published.get("error"):
+        raise RuntimeError(f"the host could not start the cluster: {published['error']}")
+    request.cluster_addresses = published["cluster"]
+    request.target = "grpc://" + published["cluster"][request.worker_job][request.task_index]
+
+
+def _tf_config(request: ChildRequest) -> str:
+    """TF_CONFIG for one worker copy: the cluster's addresses and this copy's task."""
+    return json.dumps({"cluster": request.cluster_addresses,
+                       "task": {"type": request.worker_job, "index": request.task_index}})
+
+
 def main(request_path: str) -> int:
     raw = json.loads(Path(request_path).read_text(encoding="utf-8"))
     request = ChildRequest(**raw)
+    if request.role == "host":
+        from scopelint.verify.host import run_host
+
+        return run_host(request)
     status = Status(request.status_path)
+    if request.cluster_file is not None:
+        _wait_for_host_cluster(request, status)
+    if request.task_index is not None and request.cluster_addresses:
+        os.environ["TF_CONFIG"] = _tf_config(request)
     status.write("import")
     import tensorflow as tf
 
     tf.compat.v1.disable_eager_execution()
     result = ChildResult(program=ProgramEnd(how="finished"))
-    cluster = LocalCluster(tf, request, result, status)
+    cluster: LocalCluster | ExternalCluster
+    if request.target is not None:
+        cluster = ExternalCluster(tf, request, result, status, request.target, request.cluster_addresses,
+                                  "host" if request.cluster_file is not None else "target")
+    else:
+        cluster = LocalCluster(tf, request, result, status)
     patches = Patches(tf, cluster, request, result, status)
     patches.install()
     result.program = run_program(request, status)

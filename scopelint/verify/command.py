@@ -27,6 +27,18 @@ def _steps(text: str) -> int:
     return value
 
 
+def _workers(text: str) -> int:
+    from scopelint.verify.plan import MAX_WORKERS
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 1 <= value <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"must be 1 to {MAX_WORKERS}: {text!r}")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
     from scopelint.verify import DEFAULT_STEPS, DEFAULT_TIMEOUT_SECONDS
 
@@ -47,11 +59,18 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
                         help=f"cut the program after N session runs (default: {DEFAULT_STEPS})")
     parser.add_argument("--timeout", type=_positive_float, default=DEFAULT_TIMEOUT_SECONDS, metavar="SECONDS",
                         help=f"kill the run after this long (default: {DEFAULT_TIMEOUT_SECONDS:g})")
+    parser.add_argument("--workers", type=_workers, default=1, metavar="N",
+                        help="run N copies of the program as workers of one shared cluster; the literal {task} in "
+                             "the program's arguments becomes each copy's task index, and TF_CONFIG is set")
+    parser.add_argument("--target", metavar="grpc://HOST:PORT",
+                        help="run against this existing cluster instead of starting one (--cluster then "
+                             "describes its jobs, with addresses if you have them)")
     parser.add_argument("--no-isolate", action="store_true",
                         help="do not try a private network namespace for the child")
     parser.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")
     parser.set_defaults(handler=command_verify, program_args=[])
-    parser.epilog = "Arguments for the program go after --: scopelint verify train.py --steps 5 -- --job_name=worker"
+    parser.epilog = ("Arguments for the program go after --: scopelint verify train.py --steps 5 -- --job_name=worker; "
+                     "with --workers N, {task} in them is each copy's task index: -- --task_index={task}")
     _split_program_args(parser)
 
 
@@ -79,14 +98,17 @@ def _split_program_args(parser: argparse.ArgumentParser) -> None:
 
 def command_verify(args: argparse.Namespace) -> int:
     from scopelint.verify import VerifyOptions, VerifyUsageError, parse_cluster_option, verify
-    from scopelint.verify.plan import PlanError
+    from scopelint.verify.plan import PlanError, parse_cluster_addresses, parse_target
     from scopelint.verify.report import format_json, format_text
 
     try:
         cluster = parse_cluster_option(args.cluster) if args.cluster is not None else None
+        addresses = parse_cluster_addresses(args.cluster) if args.cluster is not None else None
+        target = parse_target(args.target) if args.target is not None else None
         report = verify(VerifyOptions(
             path=args.file, args=list(args.program_args), entry=args.entry, cluster=cluster,
-            steps=args.steps, timeout=args.timeout, isolate=not args.no_isolate,
+            steps=args.steps, timeout=args.timeout, isolate=not args.no_isolate, workers=args.workers,
+            target=target, cluster_addresses=addresses if target is not None else None,
         ))
     except (VerifyUsageError, PlanError) as problem:
         print(f"scopelint: error: {problem}", file=sys.stderr)

@@ -17,6 +17,9 @@ from scopelint.trace import Trace
 DEFAULT_CLUSTER = {"ps": 2, "worker": 1}
 MAX_TASKS_PER_JOB = 64  # a bound on servers started in one process
 _JOB_NAME = re.compile(r"^[a-z][a-z0-9_]*$")  # what TensorFlow accepts as a job name
+_ADDRESS = re.compile(r"^[A-Za-z0-9_.\-]+:[0-9]{1,5}$|^\[[0-9A-Fa-f:]+\]:[0-9]{1,5}$")  # host:port, [v6]:port
+TASK_PLACEHOLDER = "{task}"  # in the program's arguments: replaced by each worker copy's task index
+MAX_WORKERS = 16
 # `if __name__ == "__main__":` with the literal replaced by one of equal length, so that the
 # prediction for `--entry` (the module imported, not run) keeps every line and column.
 _MAIN_LITERAL = re.compile(r"""(["'])__main__\1""")
@@ -38,6 +41,19 @@ class ChildRequest:
     steps: int
     status_path: str
     result_path: str
+    # "program": run the program once.  "host": start the cluster once and run `workers` copies of
+    # the program as child processes against it (scopelint.verify.host).
+    role: str = "program"
+    workers: int = 1
+    worker_job: str = "worker"
+    timeout: float = 0.0  # the host's budget for its copies (0: none; the parent's timeout still holds)
+    # A copy of several: its index in the worker job, and the file in which the host publishes the
+    # cluster's addresses once its servers listen.
+    task_index: int | None = None
+    cluster_file: str | None = None
+    # --target: connect to a cluster that already exists; start no server.
+    target: str | None = None
+    cluster_addresses: dict[str, list[str]] | None = None  # --cluster with addresses: job -> "host:port" by task
 
 
 @dataclass(frozen=True)
@@ -64,6 +80,48 @@ def parse_cluster_option(text: str) -> dict[str, int]:
             raise PlanError(f"--cluster: job {job!r} needs 1 to {MAX_TASKS_PER_JOB} tasks (a count or a list of addresses)")
         cluster[job] = count
     return cluster
+
+
+def parse_cluster_addresses(text: str) -> dict[str, list[str]] | None:
+    """The addresses of `--cluster` when every job lists them ({"ps": ["host:port", ...]}), else None."""
+    raw = json.loads(text)
+    if not isinstance(raw, dict) or not all(isinstance(tasks, list) for tasks in raw.values()):
+        return None
+    addresses: dict[str, list[str]] = {}
+    for job, tasks in raw.items():
+        if not all(isinstance(address, str) and _ADDRESS.match(address) for address in tasks):
+            raise PlanError(f"--cluster: job {job!r} needs addresses as 'host:port' strings")
+        addresses[job] = list(tasks)
+    return addresses
+
+
+def parse_target(text: str) -> str:
+    """`--target grpc://HOST:PORT` (the scheme may be left out)."""
+    address = text[len("grpc://"):] if text.startswith("grpc://") else text
+    if "://" in address or not _ADDRESS.match(address):
+        raise PlanError(f"--target must be grpc://HOST:PORT, got {text!r}")
+    return "grpc://" + address
+
+
+def substitute_task(args: list[str], task_index: int) -> list[str]:
+    """The program's arguments for one worker copy: the literal `{task}` becomes its index."""
+    return [arg.replace(TASK_PLACEHOLDER, str(task_index)) for arg in args]
+
+
+def literal_cluster(trace: Trace) -> dict[str, int] | None:
+    """The literal, complete cluster a setter of the program was given (`cluster=ClusterSpec({...})`)."""
+    for setter in trace.setters:
+        if setter.cluster and all(isinstance(count, int) and count >= 1 for count in setter.cluster.values()):
+            if all(_JOB_NAME.match(job) for job in setter.cluster):
+                return {job: min(MAX_TASKS_PER_JOB, int(count)) for job, count in setter.cluster.items()}  # type: ignore[arg-type]
+    return None
+
+
+def workers_layout(base: dict[str, int], workers: int, worker_job: str = "worker") -> dict[str, int]:
+    """The cluster for `--workers N`: `base` with the worker job grown to at least N tasks."""
+    layout = dict(base)
+    layout[worker_job] = max(layout.get(worker_job, 0), workers)
+    return layout
 
 
 def fallback_cluster(trace: Trace) -> dict[str, int]:

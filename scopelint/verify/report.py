@@ -8,8 +8,9 @@ from dataclasses import asdict
 from typing import Any
 
 from scopelint.verify import (
-    COMPARED, CRASHED, INTERNAL, INTERRUPTED, TIMED_OUT, VerifyReport,
+    COMPARED, CRASHED, INTERNAL, INTERRUPTED, TIMED_OUT, VerifyReport, WorkersReport,
 )
+from scopelint.verify.workers import SAME, CROSS_ORDER, CrossRow
 from scopelint.verify.compare import MATCHED, NOT_RAISED, PREDICTED, STATUS_ORDER, UNPREDICTED, VariableRow
 
 TRACEBACK_LINES = 12
@@ -27,6 +28,8 @@ _CLUSTER_SOURCES = {
     "option": "--cluster",
     "fallback": "default: 2 ps + 1 worker, grown to the predicted devices",
     "none": "not started",
+    "target": "an existing cluster (--target); verify started no server",
+    "host": "the host's cluster, shared by every worker copy",
 }
 
 
@@ -120,15 +123,15 @@ def summary_line(report: VerifyReport) -> str:
 def _header(report: VerifyReport) -> list[str]:
     child = report.child
     result = report.result or {}
-    lines = [f"scopelint verify {report.path}" + (f" --entry {report.options.entry}" if report.options and report.options.entry else "")]
-    if child.isolation.private_network:
-        lines.append(f"network:   private namespace: {child.isolation.how}")
-    else:
-        lines.append(f"network:   NOT ISOLATED ({child.isolation.reason}): TensorFlow's servers listened on every "
-                     "interface of this machine during the run")
-    if result.get("cluster"):
-        jobs = ", ".join(f"{job}: {len(addresses)}" for job, addresses in result["cluster"].items())
-        lines.append(f"cluster:   {jobs} on 127.0.0.1 ({_CLUSTER_SOURCES.get(result.get('cluster_source', ''), '?')}); "
+    options = report.options
+    lines = [f"scopelint verify {report.path}" + (f" --entry {options.entry}" if options and options.entry else "")
+             + (f" --target {options.target}" if options and options.target else "")]
+    lines.append(_network_line(report))
+    if result.get("cluster") or result.get("cluster_source") == "target":
+        jobs = ", ".join(f"{job}: {len(addresses)}" for job, addresses in result["cluster"].items()) or "jobs unknown"
+        attached = result.get("cluster_source") in ("target", "host") or bool(report.options and report.options.target)
+        where = "" if attached else " on 127.0.0.1"
+        lines.append(f"cluster:   {jobs}{where} ({_CLUSTER_SOURCES.get(result.get('cluster_source', ''), '?')}); "
                      f"master {result.get('master') or '-'}")
         for program_address, ours in result.get("address_map", {}).items():
             lines.append(f"           {program_address} -> {ours}")
@@ -152,8 +155,28 @@ def _header(report: VerifyReport) -> list[str]:
     return lines
 
 
-def format_text(report: VerifyReport) -> str:
+def _network_line(report: VerifyReport | WorkersReport) -> str:
+    isolation = report.child.isolation
+    if isolation.private_network:
+        return f"network:   private namespace: {isolation.how}"
+    if report.options is not None and report.options.target is not None:
+        return f"network:   not isolated ({isolation.reason})"
+    return (f"network:   NOT ISOLATED ({isolation.reason}): TensorFlow's servers listened on every "
+            "interface of this machine during the run")
+
+
+def format_text(report: VerifyReport | WorkersReport) -> str:
+    if isinstance(report, WorkersReport):
+        return format_workers_text(report)
     lines = _header(report)
+    lines.extend(_body(report))
+    lines.append("")
+    lines.append(f"{summary_line(report)} ({report.child.seconds:.1f} s)")
+    return "\n".join(lines) + "\n"
+
+
+def _body(report: VerifyReport) -> list[str]:
+    lines: list[str] = []
     comparison = report.comparison
     if comparison is not None:
         lines.append("")
@@ -186,9 +209,7 @@ def format_text(report: VerifyReport) -> str:
                 lines.append("")
                 lines.append(f"the program's {label} (last lines):")
                 lines.extend("    " + line for line in kept)
-    lines.append("")
-    lines.append(f"{summary_line(report)} ({report.child.seconds:.1f} s)")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _first_line(text: str) -> str:
@@ -234,5 +255,104 @@ def report_json(report: VerifyReport) -> dict[str, Any]:
     return data
 
 
-def format_json(report: VerifyReport) -> str:
-    return json.dumps(report_json(report), indent=2) + "\n"
+def format_json(report: VerifyReport | WorkersReport) -> str:
+    data = workers_json(report) if isinstance(report, WorkersReport) else report_json(report)
+    return json.dumps(data, indent=2) + "\n"
+
+
+# ------------------------------------------------------------------------------------ --workers N
+
+
+def _cross_cell(cell: dict[str, Any] | None) -> str:
+    if cell is None:
+        return "-"
+    return f"{_shape_text(cell['shape'])} {cell['dtype']} {_device_text(cell['device'])}"
+
+
+def workers_summary_line(report: WorkersReport) -> str:
+    if report.outcome != COMPARED:
+        return summary_line(report)  # type: ignore[arg-type]  # the host's own end: the same wording
+    count = len(report.workers)
+    answered = sum(1 for worker in report.workers if worker.outcome == COMPARED)
+    agreeing = sum(1 for worker in report.workers if worker.agree)
+    if report.workers_agree:
+        across = f"{count} workers built the same {len(report.cross)} variables on the same devices"
+    else:
+        counted = {status: sum(1 for row in report.cross if row.status == status) for status in CROSS_ORDER}
+        parts = [f"{counted[status]} {status}" for status in CROSS_ORDER if counted[status] and status != SAME]
+        if answered < count:
+            parts.append(f"{count - answered} of {count} workers gave no result")
+        across = f"the workers differ: {counted[SAME]} of {len(report.cross)} variables the same" + (
+            ", " + ", ".join(parts) if parts else "")
+    prediction = (f"each agrees with the prediction" if agreeing == count
+                  else f"{agreeing} of {count} agree with the prediction")
+    return f"{'Agree' if report.agree else 'Differ'}: {across}; {prediction}."
+
+
+def format_workers_text(report: WorkersReport) -> str:
+    options = report.options
+    lines = [f"scopelint verify {report.path} --workers {len(report.workers) or (options.workers if options else '?')}"
+             + (f" --target {options.target}" if options and options.target else "")]
+    lines.append(_network_line(report))
+    if report.cluster:
+        jobs = ", ".join(f"{job}: {len(addresses)}" for job, addresses in report.cluster.items())
+        where = "" if report.cluster_source == "target" else " on 127.0.0.1"
+        source = {"option": "--cluster", "setter": "the cluster given to the program's setter",
+                  "fallback": "default: 2 ps + 1 worker, grown to the predicted devices",
+                  "target": "an existing cluster (--target); verify started no server"}.get(report.cluster_source, "?")
+        lines.append(f"cluster:   {jobs}{where} ({source}, worker job grown to the copies); started once, "
+                     "shared by every copy")
+    if report.cluster_error:
+        lines.append(f"cluster:   could not be started: {report.cluster_error}")
+    if report.parse_note:
+        lines.append(f"note:      {report.parse_note}")
+    if not report.complete_prediction:
+        lines.append("note:      the prediction is incomplete: the analysis met code it does not model")
+    for index, worker in enumerate(report.workers):
+        lines.append("")
+        args = " ".join(worker.options.args) if worker.options and worker.options.args else "(none)"
+        lines.append(f"== worker {index}: arguments {args}; TF_CONFIG task {{\"type\": \"worker\", \"index\": {index}}}")
+        lines.extend(_header(worker)[2:])
+        lines.extend(_body(worker))
+        lines.append(f"worker {index}: {summary_line(worker)} ({worker.child.seconds:.1f} s)")
+    if report.cross:
+        lines.append("")
+        lines.append("across workers (a device on the copy's own worker task is written task:<own>):")
+        header = ["STATUS", "NAME", *(f"WORKER {index}" for index in range(len(report.workers))), "NOTES"]
+        rows = [[row.status, row.name, *(_cross_cell(cell) for cell in row.per_worker), "; ".join(row.notes)]
+                for row in report.cross]
+        lines.extend(_table([header, *rows]))
+    if report.outcome != COMPARED:
+        for label, text in (("stdout", report.child.stdout_tail), ("stderr", report.child.stderr_tail)):
+            kept = [line for line in text.rstrip().splitlines()
+                    if line.strip() and not _TF_LOG_LINE.match(line)][-TRACEBACK_LINES:]
+            if kept:
+                lines.append("")
+                lines.append(f"the host's {label} (last lines):")
+                lines.extend("    " + line for line in kept)
+    lines.append("")
+    lines.append(f"{workers_summary_line(report)} ({report.child.seconds:.1f} s)")
+    return "\n".join(lines) + "\n"
+
+
+def _cross_json(row: CrossRow) -> dict[str, Any]:
+    return asdict(row)
+
+
+def workers_json(report: WorkersReport) -> dict[str, Any]:
+    return {
+        "file": report.path,
+        "outcome": report.outcome,
+        "agree": report.agree,
+        "workers_agree": report.workers_agree,
+        "exit_code": report.exit_code,
+        "summary": workers_summary_line(report),
+        "seconds": round(report.child.seconds, 3),
+        "isolation": asdict(report.child.isolation),
+        "cluster": {"source": report.cluster_source, "jobs": report.cluster, "error": report.cluster_error},
+        "prediction_complete": report.complete_prediction,
+        "parse_note": report.parse_note,
+        "workers": [{"task_index": index, "args": worker.options.args if worker.options else [], **report_json(worker)}
+                    for index, worker in enumerate(report.workers)],
+        "across_workers": [_cross_json(row) for row in report.cross],
+    }

@@ -158,9 +158,10 @@ def _tail(path: Path) -> str:
     return data[-OUTPUT_TAIL_CHARS:].decode("utf-8", errors="replace")
 
 
-def run_child(request: ChildRequest, timeout: float, isolate: bool = True, cwd: str | None = None) -> ChildRun:
+def run_child(request: ChildRequest, timeout: float, isolate: bool = True, cwd: str | None = None,
+              no_isolation_reason: str = "disabled with --no-isolate") -> ChildRun:
     """Run the child for `request` (its status/result paths are filled in here) within `timeout` s."""
-    isolation, prefix = probe_isolation() if isolate else (Isolation(False, "", "disabled with --no-isolate"), [])
+    isolation, prefix = probe_isolation() if isolate else (Isolation(False, "", no_isolation_reason), [])
     with tempfile.TemporaryDirectory(prefix="scopelint-verify-") as work:
         folder = Path(work)
         request.status_path = str(folder / "status.jsonl")
