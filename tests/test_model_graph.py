@@ -170,3 +170,15 @@ def test_tf_variable_and_get_variable_names_collide_in_the_graph_only() -> None:
     graph.create_variable("v", HERE, shape=())
     record = create(graph, "v")
     assert record.store_key == "v" and record.name == "v_1"
+
+
+def test_name_scope_ignored_only_while_the_users_name_scope_is_current() -> None:
+    graph = GraphModel("m.py")
+    users = graph.enter_name_scope("ppo", HERE)
+    internal = graph.enter_name_scope(None, HERE, user=False)  # as create_global_step does
+    graph.get_variable("global_step", HERE, shape=(), shape_given=True, dtype="int64")
+    graph.exit_name_scope(internal, user=False)
+    assert [event.kind for event in graph.events] == []
+    create(graph, "w")
+    graph.exit_name_scope(users)
+    assert [event.kind for event in graph.events] == ["name_scope_ignored"]

@@ -640,6 +640,8 @@ class GraphModel:
         frame = self.constructs[-1][1]
         if self.var_scope.name or not frame.name or self.speculative:
             return
+        if self.name_stack + "/" != frame.name:
+            return  # TensorFlow itself cleared the name scope (create_global_step does)
         self._event(
             "name_scope_ignored",
             f"{what} ignores name_scope '{frame.name.rstrip('/')}': the variables are '{key}', "
