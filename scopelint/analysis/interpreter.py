@@ -40,6 +40,10 @@ from scopelint.trace import Event, Related, Site, Trace
 MAX_CALL_DEPTH = 24
 MAX_LOOP_ITERATIONS = 256
 MAX_STEPS = 60_000  # statements and calls per entry point, so pathological files stay bounded
+# A function run alone (never called by its module) has unknown arguments, so nearly every branch
+# runs speculatively: its facts come from its own body and near callees, and its budget is smaller.
+ISOLATED_MAX_STEPS = 6_000
+ISOLATED_MAX_CALL_DEPTH = 6
 MAX_TOTAL_STEPS = 400_000  # for the whole module, all entry points together
 
 # Decorators that do not change what a call does to the graph.
@@ -114,6 +118,8 @@ class Interpreter:
         self.frames: list[Frame] = []
         self.call_counts: dict[str, int] = {}
         self.steps = 0
+        self.max_steps = MAX_STEPS
+        self.max_call_depth = MAX_CALL_DEPTH
         self.total_steps = 0
         self.module: ModuleContext | None = None
         # Project modules imported so far (resolved path -> module value; None while loading or
@@ -147,7 +153,7 @@ class Interpreter:
     def tick(self) -> None:
         self.steps += 1
         self.total_steps += 1
-        if self.steps > MAX_STEPS or self.total_steps > MAX_TOTAL_STEPS:
+        if self.steps > self.max_steps or self.total_steps > MAX_TOTAL_STEPS:
             raise _Budget()
 
     # ------------------------------------------------------------------ speculative execution
@@ -182,6 +188,7 @@ class Interpreter:
         from scopelint.model.scopes import Reuse, VarScope
 
         assert self.module is not None
+        self.max_steps, self.max_call_depth = ISOLATED_MAX_STEPS, ISOLATED_MAX_CALL_DEPTH
         for name, value in list(env.vars.items()):
             targets: list[tuple[UserFunction, Any]] = []
             # Only this module's own functions: imported ones are analysed with their module.
@@ -424,7 +431,7 @@ class Interpreter:
 
     def call_user(self, function: UserFunction, args: list[Any], kwargs: dict[str, Any],
                   call_node: cst.CSTNode, receiver: Any = None, unknown_args: bool = False) -> Any:
-        if len(self.frames) >= MAX_CALL_DEPTH:
+        if len(self.frames) >= self.max_call_depth:
             self.graph.note_unmodelled_creation()
             return UNKNOWN
         caller_module = self.module
@@ -1376,9 +1383,9 @@ def _partial_join(separator: str, args: list[Any]) -> Any:
     return PartialStr(separator.join(parts))
 
 
-def parse_module(source: str, path: str) -> cst.Module:
+def parse_module(source: str, path: str) -> project.Parsed:
     try:
-        return cst.parse_module(source)
+        return project.parse_text(source)
     except cst.ParserSyntaxError as error:
         # Python's own message and position are clearer ("Missing parentheses in call to 'print'")
         # and LibCST's message can quote a different position than its error attributes.
@@ -1395,9 +1402,9 @@ def parse_module(source: str, path: str) -> cst.Module:
 
 
 def interpret_module(source: str, path: str) -> Trace:
-    module = parse_module(source, path)
+    parsed = parse_module(source, path)
     interp = Interpreter(path)
-    interp.run_module(module, Positions(module, source))
+    interp.run_module(parsed.module, parsed.positions)
     trace = Trace(path)
     for index, graph in enumerate(interp.graphs):
         for record in graph.records:

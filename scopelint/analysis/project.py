@@ -100,14 +100,29 @@ def file_stamps(paths: object) -> tuple[tuple[str, int, int], ...]:
     return tuple(stamps)
 
 
+@dataclass(frozen=True)
+class Parsed:
+    module: cst.Module
+    positions: Positions
+    rebinds_globals: bool  # some function says `global`
+
+
+@lru_cache(maxsize=512)
+def parse_text(source: str) -> Parsed:
+    """Parse once per process: a module is both checked and imported by other checked files.
+    Raises what cst.parse_module raises (failures are not cached)."""
+    module = cst.parse_module(source)
+    rebinds_globals = any(isinstance(node, cst.Global) for node in walk(module))
+    return Parsed(module, Positions(module, source), rebinds_globals)
+
+
 @lru_cache(maxsize=512)
 def _parse(path: str, mtime_ns: int, size: int) -> tuple[str, cst.Module, Positions, bool] | None:
-    # mtime and size are part of the key so that an edited file is parsed again.
+    # mtime and size are part of the key so that an edited file is read again.
     try:
         with tokenize.open(path) as handle:
             source = handle.read()
-        module = cst.parse_module(source)
-        rebinds_globals = any(isinstance(node, cst.Global) for node in walk(module))
-        return source, module, Positions(module, source), rebinds_globals
+        parsed = parse_text(source)
+        return source, parsed.module, parsed.positions, parsed.rebinds_globals
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError, cst.ParserSyntaxError, RecursionError):
         return None
