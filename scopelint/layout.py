@@ -1,4 +1,5 @@
-"""`scopelint layout`: the predicted variable inventory of a program's final default graph.
+"""`scopelint layout`: the predicted variable inventory of a program's final default graph (or,
+when that holds none, of the graphs an Estimator's model_fn builds).
 
 Pure formatting of a Trace: which variables exist, where they live, and how the load spreads over
 the ps tasks.  No analysis and no TensorFlow here; the CLI analyses the file and hands the Trace in.
@@ -99,7 +100,9 @@ def _task_sort_key(device: str) -> tuple[int, int]:
 
 
 def build_layout(trace: Trace) -> Layout:
-    records = trace.final_variables()
+    # The final default graph is what a session of the program runs; a program that builds its
+    # variables only in graphs of their own (an Estimator's model_fn) is shown with those.
+    records = trace.final_variables() or trace.inventory()
     rows = tuple(row_of(record) for record in records)
     loads: dict[str, list[LayoutRow]] = {}
     for row in rows:

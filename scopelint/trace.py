@@ -164,5 +164,17 @@ class Trace:
     def final_variables(self) -> list[VariableRecord]:
         return [record for record in self.variables if record.graph == self.final_graph]
 
+    def inventory(self) -> list[VariableRecord]:
+        """The variables of every graph the program builds, once each: an Estimator's model_fn
+        builds one graph per train/evaluate call (the final default graph may hold none), so a
+        variable created at the same site under the same name in several graphs is listed once."""
+        seen: set[tuple[str, Site]] = set()
+        result = []
+        for record in self.variables:
+            if (record.name, record.site) not in seen:
+                seen.add((record.name, record.site))
+                result.append(record)
+        return result
+
     def events_of(self, kind: str) -> list[Event]:
         return [event for event in self.events if event.kind == kind]

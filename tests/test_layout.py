@@ -117,3 +117,19 @@ def test_cli_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> Non
     broken.write_text("import tensorflow\nx = (\n")
     code, _, err = run_cli(capsys, str(broken))
     assert code == 2 and "broken.py" in err
+
+
+def test_an_estimator_program_shows_the_model_fn_graph() -> None:
+    from scopelint.analysis import analyze_source
+    from scopelint.layout import build_layout
+
+    source = (
+        "import tensorflow.compat.v1 as tf\n"
+        "def model_fn(features, labels, mode):\n"
+        "    return tf.get_variable('w', [2, 3])\n"
+        "estimator = tf.estimator.Estimator(model_fn)\n"
+        "estimator.train(input_fn=None)\n"
+        "estimator.evaluate(input_fn=None)\n"
+    )
+    layout = build_layout(analyze_source(source, "est.py"))
+    assert [(row.name, row.shape) for row in layout.rows] == [("w", (2, 3))]

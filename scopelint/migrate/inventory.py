@@ -78,9 +78,7 @@ def build_inventory(facts: Sequence[ModuleFacts]) -> list[InventoryRow]:
     for module in facts:
         if module.trace is None:
             continue
-        # Every graph the program builds: an Estimator's model_fn builds its own graph per train or
-        # evaluate call; rows with the same key and site are merged.
-        records = module.trace.variables
+        records = module.trace.inventory()
         partitioned: dict[str, list[VariableRecord]] = {}
         for record in records:
             logical = record.partition_of or _sliced_slot_key(record, module)
