@@ -621,14 +621,15 @@ def main(request_path: str) -> int:
 
         return run_host(request)
     status = Status(request.status_path)
-    if request.cluster_file is not None:
-        _wait_for_host_cluster(request, status)
-    if request.task_index is not None and request.cluster_addresses:
-        os.environ["TF_CONFIG"] = _tf_config(request)
     status.write("import")
     import tensorflow as tf
 
     tf.compat.v1.disable_eager_execution()
+    # A worker copy imports TensorFlow while the host does, then waits for the host's servers.
+    if request.cluster_file is not None:
+        _wait_for_host_cluster(request, status)
+    if request.task_index is not None and request.cluster_addresses:
+        os.environ["TF_CONFIG"] = _tf_config(request)
     result = ChildResult(program=ProgramEnd(how="finished"))
     cluster: LocalCluster | ExternalCluster
     if request.target is not None:

@@ -72,7 +72,7 @@ def _tail(path: Path) -> str:
         return ""
 
 
-def _start_cluster(request: ChildRequest, status: _Status) -> dict[str, list[str]]:
+def _start_cluster(request: ChildRequest) -> dict[str, list[str]]:
     """Import TensorFlow and start every task of the layout (the child's own LocalCluster)."""
     import tensorflow as tf
 
@@ -81,8 +81,7 @@ def _start_cluster(request: ChildRequest, status: _Status) -> dict[str, list[str
     tf.compat.v1.disable_eager_execution()
     result = ChildResult(program=ProgramEnd(how="finished"))
     cluster = LocalCluster(tf, request, result, Status(request.status_path))
-    cluster.ensure_started()
-    status.write("cluster", cluster=result.cluster)
+    cluster.ensure_started()  # writes the "cluster" status line
     return result.cluster
 
 
@@ -112,7 +111,7 @@ def run_host(request: ChildRequest) -> int:
         if request.target is None:
             published: dict[str, Any]
             try:
-                combined["cluster"] = _start_cluster(request, status)
+                combined["cluster"] = _start_cluster(request)
                 combined["cluster_source"] = "option" if request.cluster_override is not None else "fallback"
                 published = {"cluster": combined["cluster"]}
             except Exception as error:  # noqa: BLE001 - reported; the copies stop on it

@@ -300,8 +300,11 @@ def format_workers_text(report: WorkersReport) -> str:
         source = {"option": "--cluster", "setter": "the cluster given to the program's setter",
                   "fallback": "default: 2 ps + 1 worker, grown to the predicted devices",
                   "target": "an existing cluster (--target); verify started no server"}.get(report.cluster_source, "?")
-        lines.append(f"cluster:   {jobs}{where} ({source}, worker job grown to the copies); started once, "
-                     "shared by every copy")
+        if report.cluster_source == "target":
+            lines.append(f"cluster:   {jobs} ({source}); shared by every copy")
+        else:
+            lines.append(f"cluster:   {jobs}{where} ({source}, worker job grown to the copies); started once, "
+                         "shared by every copy")
     if report.cluster_error:
         lines.append(f"cluster:   could not be started: {report.cluster_error}")
     if report.parse_note:
