@@ -126,6 +126,7 @@ class Interpreter:
         # when it could not be loaded), so each runs once, as Python imports do.
         self.loaded_modules: dict[str, ModuleValue | None] = {}
         self.import_depth = 0  # how many project imports deep the code being run is
+        self.imported_lines = 0  # source lines of the project modules run so far
         self.extra_events: list[Event] = []
         self.tensorflow_seen = False
         self.final_graph = 0
@@ -569,7 +570,7 @@ class Interpreter:
     def import_project_module(self, dotted: str, level: int) -> ModuleValue | None:
         """Run a module of the project being checked, once, as `import` would."""
         assert self.module is not None
-        if self.import_depth >= project.MAX_IMPORT_DEPTH:
+        if self.import_depth >= project.MAX_IMPORT_DEPTH or self.imported_lines >= project.MAX_IMPORTED_LINES:
             return None
         file = project.find_module_file(self.module.path, dotted, level)
         if file is None:
@@ -581,6 +582,7 @@ class Interpreter:
         loaded = project.load_module(file, self.module.path)
         if loaded is None:
             return None
+        self.imported_lines += loaded.source.count("\n")
         cached = _PURE_MODULES.get((key, loaded.path))
         if cached is not None and cached.still_valid():
             self.loaded_modules.update(dict.fromkeys(cached.files, None))

@@ -20,11 +20,13 @@ from scopelint.analysis.positions import Positions, walk
 
 # A generated or data-like module this large is not worth following.
 MAX_MODULE_BYTES = 2_000_000
-# Imports are followed this deep from the checked file: its own imports run, theirs stay unknown.
-# Following a large project's import closure for every file (tensor2tensor: 150 modules for one
-# test file, 20 s) costs far more than the calls it resolves; calls that reach unknown code make
-# the trace incomplete, never a finding.
-MAX_IMPORT_DEPTH = 1
+# How much of the project's import graph one analysis follows.  A small project's main -> model ->
+# ops chain is followed whole; a large project's import closure is not (tensor2tensor: 150 modules
+# for one test file), so past these bounds imported names stay unknown: calls that reach unknown
+# code make the trace incomplete, never a finding.  Measured on 60 tensor2tensor files (15k lines):
+# 9.4 s of CPU following one level, 10.8 s with these bounds.
+MAX_IMPORT_DEPTH = 3
+MAX_IMPORTED_LINES = 20_000  # source lines of project modules run for one checked file
 
 
 @dataclass(frozen=True)
