@@ -11,6 +11,7 @@ import json
 import os
 import select
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -276,3 +277,9 @@ def test_workers_and_target_options(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "--target must be grpc://HOST:PORT" in capsys.readouterr().err
     with pytest.raises(VerifyUsageError):
         verify(VerifyOptions(path=str(program), workers=99))
+    # Nothing listens on a port just closed: a usage error at once, not a session that waits for it.
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed_port = probe.getsockname()[1]
+    with pytest.raises(VerifyUsageError, match="cannot connect"):
+        verify(VerifyOptions(path=str(program), target=f"grpc://127.0.0.1:{closed_port}"))

@@ -208,6 +208,21 @@ def _single_report(options: VerifyOptions, prediction: _Prediction, child: Child
     return report
 
 
+TARGET_CONNECT_SECONDS = 5.0
+
+
+def _check_target_listens(target: str) -> None:
+    """A target nobody listens on would make the first session wait until --timeout: say so now."""
+    import socket
+
+    host, _, port = target[len("grpc://"):].rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=TARGET_CONNECT_SECONDS):
+            pass
+    except (OSError, ValueError) as problem:
+        raise VerifyUsageError(f"--target {target}: cannot connect ({problem})") from None
+
+
 def verify(options: VerifyOptions) -> VerifyReport | WorkersReport:
     """Predict, run, compare.  Raises VerifyUsageError for usage problems.
 
@@ -217,6 +232,8 @@ def verify(options: VerifyOptions) -> VerifyReport | WorkersReport:
     from scopelint.verify.plan import ChildRequest
 
     prediction = _predict(options)
+    if options.target is not None:
+        _check_target_listens(options.target)
     if options.workers > 1:
         return _verify_workers(options, prediction)
     request = ChildRequest(

@@ -146,6 +146,7 @@ def run_host(request: ChildRequest) -> int:
             except ValueError:
                 result = None
         combined["workers"].append({
+            # The pid as the host sees it: inside a private PID namespace it means nothing outside.
             "task_index": index, "args": copy.args, "pid": process.pid, "result": result,
             "status": _read_json_lines(Path(copy.status_path)), "exit_status": process.returncode,
             "timed_out": index in timed_out, "seconds": finished_at.get(index, time.monotonic()) - began,
