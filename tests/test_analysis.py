@@ -118,3 +118,16 @@ def test_estimator_model_fn_builds_its_own_graph_per_call() -> None:
         by_graph.setdefault(record.graph, []).append(record.name)
     assert by_graph == {1: ["w", "beta1_power", "beta2_power", "w/Adam", "w/Adam_1"], 2: ["w"]}
     assert trace.final_graph == 0 and trace.final_variables() == [] and trace.complete
+
+
+def test_flag_values_are_unknown_not_truthy_api_objects() -> None:
+    source = (
+        "import tensorflow.compat.v1 as tf\n"
+        "flags = tf.flags\n"
+        "FLAGS = flags.FLAGS\n"
+        "flags.DEFINE_bool('do_train', False, 'train')\n"
+        "if FLAGS.do_train:\n"
+        "    w = tf.get_variable('w', [1])\n"
+    )
+    trace = analyze_source(source, "flags.py")
+    assert [(record.name, record.certain) for record in trace.variables] == [("w", False)]

@@ -99,7 +99,12 @@ def resolve_path(path: str) -> Any:
         return ReuseValue(Reuse.AUTO)
     if path in _MODE_KEYS:
         return _MODE_KEYS[path]
+    if path.startswith(_FLAG_VALUES) or path == "tf.__version__":
+        return UNKNOWN  # a command-line flag's value (FLAGS.do_train), not an API object
     return TFRef(path)
+
+
+_FLAG_VALUES = ("tf.flags.FLAGS.", "tf.app.flags.FLAGS.")
 
 
 # tf.estimator.ModeKeys are plain strings; knowing them lets `if mode == ModeKeys.TRAIN:` be decided.
