@@ -17,7 +17,7 @@ from scopelint.verify.plan import (
     DEFAULT_CLUSTER, MAX_WORKERS, PlanError, fallback_cluster, literal_cluster, parse_cluster_option, plan_program,
     workers_layout,
 )
-from scopelint.verify.runner import ChildRun, Isolation, run_child
+from scopelint.verify.runner import ChildRun, run_child
 from scopelint.verify.workers import CrossRow, WorkerView, compare_workers, cross_agree
 
 DEFAULT_STEPS = 3

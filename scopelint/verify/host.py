@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from scopelint.verify.plan import ChildRequest, substitute_task
-from scopelint.verify.runner import OUTPUT_TAIL_CHARS, end_process_tree
+from scopelint.verify.runner import OUTPUT_TAIL_CHARS, end_process_tree, read_status_lines
 
 POLL_SECONDS = 0.05
 
@@ -49,20 +49,6 @@ def _copy_request(request: ChildRequest, index: int, folder: Path) -> ChildReque
         status_path=str(folder / f"status-{index}.jsonl"), result_path=str(folder / f"result-{index}.json"),
         cluster_file=str(folder / "cluster.json") if own_cluster else None, target=target,
     )
-
-
-def _read_json_lines(path: Path) -> list[dict[str, Any]]:
-    lines = []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        return []
-    for line in text.splitlines():
-        try:
-            lines.append(json.loads(line))
-        except ValueError:
-            break
-    return lines
 
 
 def _tail(path: Path) -> str:
@@ -148,7 +134,7 @@ def run_host(request: ChildRequest) -> int:
         combined["workers"].append({
             # The pid as the host sees it: inside a private PID namespace it means nothing outside.
             "task_index": index, "args": copy.args, "pid": process.pid, "result": result,
-            "status": _read_json_lines(Path(copy.status_path)), "exit_status": process.returncode,
+            "status": read_status_lines(Path(copy.status_path)), "exit_status": process.returncode,
             "timed_out": index in timed_out, "seconds": finished_at.get(index, time.monotonic()) - began,
             "stdout_tail": _tail(folder / f"stdout-{index}"), "stderr_tail": _tail(folder / f"stderr-{index}"),
         })

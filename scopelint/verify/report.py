@@ -66,6 +66,19 @@ def _row_cells(row: VariableRow) -> list[str]:
     ]
 
 
+def _output_tails(child: Any, whose: str) -> list[str]:
+    """The last meaningful lines of a child's stdout and stderr (TensorFlow's log noise left out)."""
+    lines: list[str] = []
+    for label, text in (("stdout", child.stdout_tail), ("stderr", child.stderr_tail)):
+        kept = [line for line in text.rstrip().splitlines()
+                if line.strip() and not _TF_LOG_LINE.match(line)][-TRACEBACK_LINES:]
+        if kept:
+            lines.append("")
+            lines.append(f"{whose} {label} (last lines):")
+            lines.extend("    " + line for line in kept)
+    return lines
+
+
 def _table(rows: list[list[str]]) -> list[str]:
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
     return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
@@ -121,7 +134,6 @@ def summary_line(report: VerifyReport) -> str:
 
 
 def _header(report: VerifyReport) -> list[str]:
-    child = report.child
     result = report.result or {}
     options = report.options
     lines = [f"scopelint verify {report.path}" + (f" --entry {options.entry}" if options and options.entry else "")
@@ -202,13 +214,7 @@ def _body(report: VerifyReport) -> list[str]:
             lines.append("the program's traceback (last lines):")
             lines.extend("    " + line for line in traceback_text.rstrip().splitlines()[-TRACEBACK_LINES:])
     if report.outcome != COMPARED:
-        for label, text in (("stdout", report.child.stdout_tail), ("stderr", report.child.stderr_tail)):
-            kept = [line for line in text.rstrip().splitlines()
-                    if line.strip() and not _TF_LOG_LINE.match(line)][-TRACEBACK_LINES:]
-            if kept:
-                lines.append("")
-                lines.append(f"the program's {label} (last lines):")
-                lines.extend("    " + line for line in kept)
+        lines.extend(_output_tails(report.child, "the program's"))
     return lines
 
 
@@ -284,7 +290,7 @@ def workers_summary_line(report: WorkersReport) -> str:
             parts.append(f"{count - answered} of {count} workers gave no result")
         across = f"the workers differ: {counted[SAME]} of {len(report.cross)} variables the same" + (
             ", " + ", ".join(parts) if parts else "")
-    prediction = (f"each agrees with the prediction" if agreeing == count
+    prediction = ("each agrees with the prediction" if agreeing == count
                   else f"{agreeing} of {count} agree with the prediction")
     return f"{'Agree' if report.agree else 'Differ'}: {across}; {prediction}."
 
@@ -326,13 +332,7 @@ def format_workers_text(report: WorkersReport) -> str:
                 for row in report.cross]
         lines.extend(_table([header, *rows]))
     if report.outcome != COMPARED:
-        for label, text in (("stdout", report.child.stdout_tail), ("stderr", report.child.stderr_tail)):
-            kept = [line for line in text.rstrip().splitlines()
-                    if line.strip() and not _TF_LOG_LINE.match(line)][-TRACEBACK_LINES:]
-            if kept:
-                lines.append("")
-                lines.append(f"the host's {label} (last lines):")
-                lines.extend("    " + line for line in kept)
+        lines.extend(_output_tails(report.child, "the host's"))
     lines.append("")
     lines.append(f"{workers_summary_line(report)} ({report.child.seconds:.1f} s)")
     return "\n".join(lines) + "\n"

@@ -136,7 +136,7 @@ def end_process_tree(process: subprocess.Popen[bytes]) -> None:
     process.wait()
 
 
-def _read_status(path: Path) -> list[dict[str, Any]]:
+def read_status_lines(path: Path) -> list[dict[str, Any]]:
     lines = []
     try:
         text = path.read_text(encoding="utf-8")
@@ -197,7 +197,7 @@ def run_child(request: ChildRequest, timeout: float, isolate: bool = True, cwd: 
                 result = None
         return ChildRun(
             result=result,
-            status=_read_status(Path(request.status_path)),
+            status=read_status_lines(Path(request.status_path)),
             exit_status=process.returncode,
             timed_out=timed_out,
             interrupted=interrupted,
