@@ -9,10 +9,20 @@ TensorFlow, so it cannot build variables with it) and counts as checked with no 
 that only receives TensorFlow objects from another module (`from mymodel import layers`) is still
 analysed as soon as it mentions `tensorflow` anywhere, even in a comment; one that never does is
 skipped, and this is the price of not parsing every Python file in a tree.
+
+Limits, so that no file stops or stalls a run: a file over MAX_SOURCE_BYTES gets a TFS000 "too
+large to analyse" (analysis time grows faster than size: a 2 MB generated module took 14-23 s on a
+2-core machine, so a 10 MB one would take minutes); nesting too deep for LibCST is refused before
+parsing (analysis/nesting.py); only regular files are read (a FIFO would block the run: named on
+the command line it is an error, met while walking a folder it is skipped, like sockets, broken
+symlinks and symlink loops); and a worker process that dies (a crash in a C extension, the OOM
+killer) costs only the file it was analysing: the files it took down with it are analysed again,
+each in a process of its own, and the file that kills its process again gets an internal error.
 """
 from __future__ import annotations
 
 import fnmatch
+import stat
 import io
 import multiprocessing
 import os
@@ -20,6 +30,7 @@ import tokenize
 import traceback
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -35,6 +46,9 @@ PREFILTER_MARKER = b"tensorflow"
 PARSE_ERROR_CODE = "TFS000"
 UNUSED_NOQA_CODE = "TFS900"
 STDIN_PATH = "-"
+# Larger files get TFS000 "too large to analyse" (see the module docstring for the measurement);
+# the same bound as for following a project module through an import.
+MAX_SOURCE_BYTES = 2_000_000
 
 # Directory and file names never descended into unless given explicitly (ruff's list, roughly).
 # `.*` covers hidden directories (.git, .venv, .tox, ...).  A directory holding `pyvenv.cfg` is a
@@ -214,8 +228,10 @@ def discover(paths: Sequence[str], settings: CheckSettings) -> list[FileTask]:
         elif os.path.isdir(given):
             for file_path in _walk(given, settings):
                 add(file_path)
-        elif os.path.exists(given):
-            add(given)  # explicit files are checked even when an exclude pattern matches them
+        elif os.path.lexists(given):
+            # Explicit files are checked even when an exclude pattern matches them; a broken
+            # symlink, a symlink loop or a FIFO is read (and reported) with its own reason.
+            add(given)
         else:
             add(given, missing=True)
     return tasks
@@ -232,7 +248,9 @@ def _walk(directory: str, settings: CheckSettings) -> Iterable[str]:
         dirnames[:] = kept
         for name in sorted(filenames):
             child = os.path.join(current, name)
-            if name.endswith(".py") and not _is_excluded(child, settings):
+            # Regular files only (symlinks followed): a FIFO would block the read, and a socket,
+            # a broken symlink or a loop cannot be read at all; none of them is source code.
+            if name.endswith(".py") and not _is_excluded(child, settings) and os.path.isfile(child):
                 yield child
 
 
@@ -293,6 +311,14 @@ def check_source(data: bytes, path: str, settings: CheckSettings) -> FileResult:
         result.skipped = True
         return result
     enabled = settings.enabled_for(path)
+    if len(data) > MAX_SOURCE_BYTES:
+        # Not even decoded nor searched for noqa comments (tokenizing 10 MB takes 10 s or more):
+        # per-file-ignores or exclude silence it.
+        size = f"{len(data) / 1_000_000:.1f} MB"
+        limit = f"{MAX_SOURCE_BYTES / 1_000_000:g} MB"
+        too_large = _parse_error(path, f"file too large to analyse ({size}; scopelint analyses files up to {limit})", 1, 1)
+        result.diagnostics = [too_large] if too_large.code in enabled else []
+        return result
     source, decode_failure = decode_source(data, path)
     found: list[Diagnostic] = []
     if decode_failure is not None:
@@ -357,9 +383,31 @@ def _read_task(task: FileTask, stdin_data: bytes | None) -> tuple[bytes | None, 
     if task.path == STDIN_PATH:
         return (stdin_data if stdin_data is not None else b""), None
     try:
-        return Path(task.path).read_bytes(), None
+        # O_NONBLOCK: opening a FIFO must not wait for a writer (it is then refused below).
+        descriptor = os.open(task.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as error:
-        return None, FileResult(path=task.display_path, error=error.strerror or str(error))
+        return None, FileResult(path=task.display_path, error=_not_regular(task.path) or error.strerror or str(error))
+    with os.fdopen(descriptor, "rb") as handle:
+        try:
+            mode = os.fstat(handle.fileno()).st_mode
+            if not stat.S_ISREG(mode):
+                return None, FileResult(path=task.display_path, error=_not_regular(task.path) or "not a regular file")
+            return handle.read(), None
+        except OSError as error:
+            return None, FileResult(path=task.display_path, error=error.strerror or str(error))
+
+
+def _not_regular(path: str) -> str | None:
+    """Why `path` is not a file to read, when it exists as something else."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    for test, kind in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return f"not a regular file ({kind})"
+    return None
 
 
 def check_task(task: FileTask, settings: CheckSettings, stdin_data: bytes | None = None, cache: ResultCache | None = None) -> FileResult:
@@ -403,6 +451,21 @@ def _cached_result(task: FileTask, settings: CheckSettings, cache: ResultCache) 
     if cached is None:
         return None
     return FileResult(path=task.display_path, diagnostics=cached.diagnostics, source_lines=cached.source_lines)
+
+
+def _check_in_own_process(task: FileTask, settings: CheckSettings, cache: ResultCache | None, context: object) -> FileResult:
+    """Check one file in a process of its own: if that process dies too, the file is the cause."""
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as alone:  # type: ignore[arg-type]
+        try:
+            return alone.submit(check_task, task, settings, None, cache).result()
+        except BrokenProcessPool:
+            crash = InternalError(
+                path=task.display_path,
+                rule=None,
+                message="the process analysing this file died (killed by a signal or crashed in native code)",
+                details="",
+            )
+            return FileResult(path=task.display_path, internal_errors=[crash])
 
 
 class RunProgress(Protocol):
@@ -464,8 +527,15 @@ def run(
             # One file per task: analysis time varies by orders of magnitude between files, so
             # batches would leave a worker idle while another finishes a batch of large files.
             pending = {executor.submit(check_task, task, settings, None, cache): task for task in file_tasks}
+            lost: set[int] = set()  # tasks taken down by a worker that died
             for future in as_completed(pending):
-                finished(pending[future], future.result())
+                try:
+                    finished(pending[future], future.result())
+                except BrokenProcessPool:
+                    lost.add(id(pending[future]))
+        for task in file_tasks:
+            if id(task) in lost:
+                finished(task, _check_in_own_process(task, settings, cache, context))
     for task in tasks:
         if id(task) not in results:
             finished(task, check_task(task, settings, stdin_data, cache))

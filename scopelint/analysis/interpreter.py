@@ -21,6 +21,7 @@ from scopelint.analysis import project
 from scopelint.analysis.positions import Positions, walk
 
 from scopelint.analysis import ParseFailure
+from scopelint.analysis.nesting import NestingTooDeep
 from scopelint.analysis.values import (
     UNKNOWN,
     Builtin,
@@ -1389,18 +1390,19 @@ def parse_module(source: str, path: str) -> project.Parsed:
     try:
         return project.parse_text(source)
     except cst.ParserSyntaxError as error:
-        # Python's own message and position are clearer ("Missing parentheses in call to 'print'")
-        # and LibCST's message can quote a different position than its error attributes.
-        try:
-            compile(source, path, "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
-        except SyntaxError as python_error:
-            raise ParseFailure(f"SyntaxError: {python_error.msg}", python_error.lineno or 0,
-                               python_error.offset or 0) from None
-        except (ValueError, RecursionError, MemoryError):
-            pass
-        raise ParseFailure(f"SyntaxError: {error.message}", error.raw_line, error.raw_column + 1) from None
+        # Python's parser accepted the text (parse_text asks it first), LibCST's did not.
+        raise ParseFailure(f"LibCST cannot parse this file (Python can): {error.message}", error.raw_line,
+                           error.raw_column + 1) from None
+    except NestingTooDeep as error:
+        raise ParseFailure(error.message, error.line, 1 if error.line else 0) from None
+    except SyntaxError as python_error:
+        # Python's own message and position ("Missing parentheses in call to 'print'").
+        raise ParseFailure(f"SyntaxError: {python_error.msg}", python_error.lineno or 0,
+                           python_error.offset or 0) from None
     except (RecursionError, MemoryError):
         raise ParseFailure("the file is too deeply nested to parse") from None
+    except ValueError as error:  # e.g. "source code string cannot contain null bytes"
+        raise ParseFailure(str(error)) from None
 
 
 def interpret_module(source: str, path: str) -> Trace:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import libcst as cst
 
+from scopelint.analysis.nesting import python_tree
 from scopelint.analysis.positions import Positions, walk
 
 # A generated or data-like module this large is not worth following.
@@ -112,7 +113,9 @@ class Parsed:
 @lru_cache(maxsize=512)
 def parse_text(source: str) -> Parsed:
     """Parse once per process: a module is both checked and imported by other checked files.
-    Raises what cst.parse_module raises (failures are not cached)."""
+    Raises SyntaxError (Python's), NestingTooDeep, or what cst.parse_module raises (failures are
+    not cached)."""
+    python_tree(source)  # first: LibCST's parser crashes the process (SIGSEGV) on very deep nesting
     module = cst.parse_module(source)
     rebinds_globals = any(isinstance(node, cst.Global) for node in walk(module))
     return Parsed(module, Positions(module, source), rebinds_globals)
