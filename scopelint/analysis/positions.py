@@ -82,9 +82,10 @@ def walk(node: cst.CSTNode, skip: tuple[type, ...] = ()) -> Iterator[cst.CSTNode
 
 
 class Positions:
-    def __init__(self, module: cst.Module, source: str) -> None:
+    def __init__(self, module: cst.Module, source: str, tree: ast.Module | None = None) -> None:
         self.module = module
         self.source = source
+        self._tree = tree  # Python's parse of the same source, when the caller already has it
         self._matched: dict[int, CodeRange] | None = None
         self._full: Any = None
 
@@ -106,10 +107,13 @@ class Positions:
             bucket = found.get(type(node))
             if bucket is not None:
                 bucket.append(node)
-        try:
-            tree = ast.parse(self.source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return {}
+        tree = self._tree
+        if tree is None:
+            try:
+                tree = ast.parse(self.source)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return {}
+        self._tree = None  # matched once: the tree is no longer needed
         by_type: dict[type, list[Any]] = {ast_type: [] for ast_type in _AST_TYPES.values()}
         for node in ast.walk(tree):
             # CST's FunctionDef covers async defs too.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import tokenize
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import libcst as cst
@@ -107,7 +107,12 @@ def file_stamps(paths: object) -> tuple[tuple[str, int, int], ...]:
 class Parsed:
     module: cst.Module
     positions: Positions
-    rebinds_globals: bool  # some function says `global`
+
+    @cached_property
+    def rebinds_globals(self) -> bool:
+        """Some function says `global`: the module's state can change after import.  Asked only of
+        imported modules, so it is computed on demand."""
+        return any(isinstance(node, cst.Global) for node in walk(self.module))
 
 
 @lru_cache(maxsize=512)
@@ -115,10 +120,9 @@ def parse_text(source: str) -> Parsed:
     """Parse once per process: a module is both checked and imported by other checked files.
     Raises SyntaxError (Python's), NestingTooDeep, or what cst.parse_module raises (failures are
     not cached)."""
-    python_tree(source)  # first: LibCST's parser crashes the process (SIGSEGV) on very deep nesting
+    tree = python_tree(source)  # first: LibCST's parser crashes the process (SIGSEGV) on very deep nesting
     module = cst.parse_module(source)
-    rebinds_globals = any(isinstance(node, cst.Global) for node in walk(module))
-    return Parsed(module, Positions(module, source), rebinds_globals)
+    return Parsed(module, Positions(module, source, tree))
 
 
 @lru_cache(maxsize=512)
