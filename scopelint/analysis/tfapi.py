@@ -7,6 +7,7 @@ variables, the graph is marked incomplete so that "does not exist" is no longer 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable
 
 import libcst as cst
@@ -78,6 +79,7 @@ _EXACT = {
 _RNN_FUNCTIONS = ("static_rnn", "static_bidirectional_rnn", "static_state_saving_rnn")
 
 
+@lru_cache(maxsize=8192)
 def canonical(path: str) -> str:
     for _ in range(4):
         if path in _EXACT:
