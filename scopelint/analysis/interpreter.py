@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import operator
 import re
+import string
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +47,12 @@ MAX_STEPS = 60_000  # statements and calls per entry point, so pathological file
 ISOLATED_MAX_STEPS = 6_000
 ISOLATED_MAX_CALL_DEPTH = 6
 MAX_TOTAL_STEPS = 400_000  # for the whole module, all entry points together
+# Strings, lists and tuples the analysis builds, and the bits of its integers: an operation whose
+# result would be larger gives UNKNOWN *before* it is computed (`s = s + s` in a loop, `'ab' * 10**9`,
+# `10 ** 10 ** 8` or `'%0999999999d'` would otherwise exhaust memory or hang in one step).
+MAX_VALUE_LENGTH = 100_000
+MAX_INT_BITS = 100_000
+_WIDE_FIELD = re.compile(r"\d{6,}")  # a width or precision of a million or more
 
 # Decorators that do not change what a call does to the graph.
 TRANSPARENT_DECORATORS = frozenset(
@@ -841,6 +848,8 @@ class Interpreter:
                 if len(spec_parts) != len(part.format_spec):
                     return UNKNOWN
                 spec = "".join(spec_parts)
+                if _WIDE_FIELD.search(spec):
+                    return UNKNOWN
             if not is_known(value) or not isinstance(value, (str, int, float, bool, type(None))):
                 parts.append("?")
                 partial = True
@@ -852,6 +861,8 @@ class Interpreter:
                     value = str(value)
                 parts.append(format(value, spec))
             except (ValueError, TypeError):
+                return UNKNOWN
+            if sum(map(len, parts)) > MAX_VALUE_LENGTH:
                 return UNKNOWN
         text = "".join(parts)
         return PartialStr(text) if partial else text
@@ -951,7 +962,7 @@ class Interpreter:
     def binop(self, op_name: str, left: Any, right: Any) -> Any:
         op_name = op_name.replace("Assign", "")
         op = {cls.__name__: fn for cls, fn in _BINOPS.items()}.get(op_name)
-        if op is None:
+        if op is None or _too_large(op_name, left, right):
             return UNKNOWN
         if op_name == "Modulo" and isinstance(left, str):
             return _percent_format(left, right)
@@ -970,7 +981,7 @@ class Interpreter:
                 result = op(left, right)
             except Exception:  # noqa: BLE001 - e.g. ZeroDivisionError in the analysed program
                 return UNKNOWN
-            if isinstance(result, (str, tuple, list)) and len(result) > 100_000:
+            if isinstance(result, (str, tuple, list)) and len(result) > MAX_VALUE_LENGTH:
                 return UNKNOWN
             return result
         return self.tfapi.tensor_binop(left, right)
@@ -1022,6 +1033,10 @@ class Interpreter:
                 items = self.iterate(args[0]) if args else None
                 if items is None:
                     return UNKNOWN
+                if len(owner) + len(items) > MAX_VALUE_LENGTH:
+                    # `l.extend(l)` in a loop doubles it; the list cannot be made unknown in place
+                    # (clearing it would make it known and empty), so this run ends as at the budget.
+                    raise _Budget()
                 owner.extend(items)
                 return None
             try:
@@ -1045,6 +1060,8 @@ class Interpreter:
                 return _str_format(owner, args, kwargs)
             if not all(_primitive(v) for v in list(args) + list(kwargs.values())):
                 return UNKNOWN if name not in ("join",) else _partial_join(owner, args)
+            if _str_method_too_large(owner, name, args):
+                return UNKNOWN
             try:
                 return getattr(owner, name)(*args, **kwargs)
             except Exception:  # noqa: BLE001
@@ -1103,6 +1120,9 @@ class Interpreter:
             if not known or not all(_primitive(a) for a in args):
                 if name == "str" and args and isinstance(args[0], str):
                     return args[0]
+                return UNKNOWN
+            if name == "pow" and len(args) == 2 and _too_large("Power", args[0], args[1]) \
+                    or name == "format" and len(args) == 2 and isinstance(args[1], str) and _WIDE_FIELD.search(args[1]):
                 return UNKNOWN
             try:
                 return {"int": int, "float": float, "str": str, "bool": bool, "abs": abs, "round": round,
@@ -1255,6 +1275,53 @@ def _primitive(value: Any) -> bool:
     return isinstance(value, (str, int, float, bool, type(None), range))
 
 
+def _too_large(op_name: str, left: Any, right: Any) -> bool:
+    """Would `left <op> right` build a value over MAX_VALUE_LENGTH / MAX_INT_BITS?  (Asked before
+    computing it: afterwards the memory or the time is already spent.)"""
+    sized = (str, list, tuple)
+    if op_name == "Add" and isinstance(left, sized) and isinstance(right, sized):
+        return len(left) + len(right) > MAX_VALUE_LENGTH
+    if op_name == "Multiply":
+        for sequence, count in ((left, right), (right, left)):
+            if isinstance(sequence, sized) and isinstance(count, int):
+                return len(sequence) * max(count, 0) > MAX_VALUE_LENGTH
+        if isinstance(left, int) and isinstance(right, int):
+            return left.bit_length() + right.bit_length() > MAX_INT_BITS
+    if op_name == "Power" and isinstance(left, int) and isinstance(right, int):
+        return right > 0 and abs(left) > 1 and right * left.bit_length() > MAX_INT_BITS
+    if op_name == "LeftShift" and isinstance(left, int) and isinstance(right, int):
+        return left != 0 and right + left.bit_length() > MAX_INT_BITS
+    if op_name == "Modulo" and isinstance(left, str):
+        return any(_WIDE_FIELD.search(spec.group(0)) for spec in _PERCENT_SPEC.finditer(left))
+    return False
+
+
+def _str_method_too_large(owner: str, name: str, args: list[Any]) -> bool:
+    """Would this str method build a string over MAX_VALUE_LENGTH?"""
+    if name in ("zfill", "rjust", "ljust") and args and isinstance(args[0], int):
+        return args[0] > MAX_VALUE_LENGTH
+    if name == "replace" and len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
+        occurrences = owner.count(args[0]) if args[0] else len(owner) + 1
+        return len(owner) + occurrences * max(len(args[1]) - len(args[0]), 0) > MAX_VALUE_LENGTH
+    if name == "join" and args and isinstance(args[0], (list, tuple)):
+        pieces = args[0]
+        return sum(len(piece) for piece in pieces if isinstance(piece, str)) + len(owner) * len(pieces) > MAX_VALUE_LENGTH
+    return False
+
+
+def _format_too_large(template: str, values: list[Any]) -> bool:
+    """Would `template.format(*values)` build a string over MAX_VALUE_LENGTH (a wide field, or
+    many fields repeating a long argument)?"""
+    try:
+        specs = [spec or "" for _, field_name, spec, _ in string.Formatter().parse(template) if field_name is not None]
+    except ValueError:
+        return False
+    if any(_WIDE_FIELD.search(spec) for spec in specs):
+        return True
+    longest = max((len(str(value)) for value in values if isinstance(value, (str, int, float))), default=0)
+    return len(template) + len(specs) * longest > MAX_VALUE_LENGTH
+
+
 def _hashable(value: Any) -> bool:
     try:
         hash(value)
@@ -1355,7 +1422,7 @@ class _Marker:
 
 
 def _str_format(template: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
-    if isinstance(template, PartialStr):
+    if isinstance(template, PartialStr) or _format_too_large(template, [*args, *kwargs.values()]):
         return UNKNOWN
     partial = False
     safe_args = []
@@ -1383,6 +1450,8 @@ def _partial_join(separator: str, args: list[Any]) -> Any:
     if len(args) != 1 or not isinstance(args[0], (list, tuple)):
         return UNKNOWN
     parts = [p if isinstance(p, str) else "?" for p in args[0]]
+    if sum(map(len, parts)) + len(separator) * len(parts) > MAX_VALUE_LENGTH:
+        return UNKNOWN
     return PartialStr(separator.join(parts))
 
 
