@@ -41,3 +41,9 @@ class Diagnostic:
     @property
     def path(self) -> str:
         return self.site.path
+
+    @property
+    def condition(self) -> str | None:
+        """On which configurations it happens ("with the default flags", "when --is_train"), for
+        programs that read flags, arguments or environment variables (see conditions.py)."""
+        return self.extra.get("condition")

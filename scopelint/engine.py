@@ -40,7 +40,8 @@ from scopelint import analysis
 from scopelint.cache import ResultCache, recording_module_lookups
 from scopelint.diagnostics import Diagnostic, RuleInfo
 from scopelint.noqa import NoqaDirectives, apply_noqa, parse_noqa, unused_directives
-from scopelint.trace import Site
+from scopelint import conditions
+from scopelint.trace import Site, Trace
 
 PREFILTER_MARKER = b"tensorflow"
 PARSE_ERROR_CODE = "TFS000"
@@ -350,6 +351,13 @@ def _analyze_and_run_rules(source: str, path: str, enabled: frozenset[str], resu
     except Exception as error:  # a bug in the analyzer: report it, go on with other files
         result.internal_errors.append(_internal_error(path, None, error))
         return []
+    # One run of the program per explored configuration: the rules judge each run, and the same
+    # finding on several runs becomes one finding with their conditions joined.
+    runs = [(run.condition, _run_rules(run, path, enabled, result)) for run in [trace, *trace.other_paths]]
+    return conditions.merge(runs, trace.paths_merged)
+
+
+def _run_rules(trace: Trace, path: str, enabled: frozenset[str], result: FileResult) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for module in _rule_modules():
         if module.RULE.code not in enabled:
@@ -357,7 +365,8 @@ def _analyze_and_run_rules(source: str, path: str, enabled: frozenset[str], resu
         try:
             found.extend(list(module.check(trace)))  # all or nothing: no partial results from a failing rule
         except Exception as error:  # a bug in the rule: report it, run the other rules
-            result.internal_errors.append(_internal_error(path, module.RULE.code, error))
+            if not any(e.rule == module.RULE.code for e in result.internal_errors):
+                result.internal_errors.append(_internal_error(path, module.RULE.code, error))
     return found
 
 

@@ -144,6 +144,23 @@ class Placement:
     colocated: bool  # created under colocate_with: the device is the colocated op's
 
 
+@dataclass(frozen=True)
+class PathCondition:
+    """Which configuration one run of the program had (analysis/paths.py).
+
+    `label` is how a finding states it ("with the default flags", "when --dataset=celebA");
+    `argv` and `environment` are how to run the program that way (the TensorFlow oracle does)."""
+
+    label: str
+    is_default: bool
+    argv: tuple[str, ...] = ()
+    environment: tuple[tuple[str, str], ...] = ()
+    # Every configuration value the run tested, spelled with its value in this run
+    # (("flag:dataset", "--dataset=mnist"), ...): findings on several runs are described by the one
+    # value that separates them from the others.
+    decisions: tuple[tuple[str, str], ...] = ()
+
+
 @dataclass
 class Trace:
     """Everything one analysed module (or one real run) produced."""
@@ -160,6 +177,12 @@ class Trace:
     # Device-setter facts for the distributed rules (TFS4xx); empty for observed traces.
     setters: list[SetterRecord] = field(default_factory=list)
     placements: list[Placement] = field(default_factory=list)
+    # Path exploration: the configuration of this run (None when the program reads none), and on
+    # the default run's trace, the program's other runs, one per explored configuration.
+    condition: PathCondition | None = None
+    other_paths: list["Trace"] = field(default_factory=list)
+    paths_merged: bool = False  # more configurations were seen than the bound lets run
+    steps: int = 0  # interpretation work of this run (bounds the work of all runs)
 
     def final_variables(self) -> list[VariableRecord]:
         return [record for record in self.variables if record.graph == self.final_graph]

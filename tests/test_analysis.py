@@ -120,7 +120,7 @@ def test_estimator_model_fn_builds_its_own_graph_per_call() -> None:
     assert trace.final_graph == 0 and trace.final_variables() == [] and trace.complete
 
 
-def test_flag_values_are_unknown_not_truthy_api_objects() -> None:
+def test_flag_values_are_their_defaults_and_each_choice_is_a_path() -> None:
     source = (
         "import tensorflow.compat.v1 as tf\n"
         "flags = tf.flags\n"
@@ -128,6 +128,13 @@ def test_flag_values_are_unknown_not_truthy_api_objects() -> None:
         "flags.DEFINE_bool('do_train', False, 'train')\n"
         "if FLAGS.do_train:\n"
         "    w = tf.get_variable('w', [1])\n"
+        "if FLAGS.undeclared:\n"  # defined nowhere the analysis sees: unknown, not truthy
+        "    v = tf.get_variable('v', [1])\n"
     )
     trace = analyze_source(source, "flags.py")
-    assert [(record.name, record.certain) for record in trace.variables] == [("w", False)]
+    assert [(record.name, record.certain) for record in trace.variables] == [("v", False)]
+    assert trace.condition is not None and trace.condition.label == "with the default flags"
+    [train] = trace.other_paths
+    assert train.condition is not None and train.condition.label == "when --do_train"
+    assert train.condition.argv == ("--do_train",)
+    assert [(record.name, record.certain) for record in train.variables] == [("w", True), ("v", False)]

@@ -15,7 +15,10 @@ class ParseFailure(Exception):
 
 
 def analyze_source(source: str, path: str) -> Trace:
-    """Interpret one module and return its trace.  Raises ParseFailure for unparsable source."""
-    from scopelint.analysis.interpreter import interpret_module
+    """Interpret one module and return its trace.  Raises ParseFailure for unparsable source.
 
-    return interpret_module(source, path)
+    The trace is the run with the default configuration; when the program tests its flags,
+    arguments or environment, its runs with other configurations are in `other_paths`."""
+    from scopelint.analysis import paths
+
+    return paths.analyze(source, path)

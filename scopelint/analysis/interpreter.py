@@ -18,6 +18,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from scopelint.analysis import config_values as cfg
 from scopelint.analysis import project
 from scopelint.analysis.positions import Positions, walk
 
@@ -115,10 +116,12 @@ class ModuleContext:
 
 
 class Interpreter:
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, configuration: cfg.ConfigState | None = None) -> None:
         from scopelint.analysis import tfapi
 
         self.path = path
+        # The configuration of this run: flag values chosen, flags declared, tests learned from.
+        self.config = configuration if configuration is not None else cfg.ConfigState()
         self.tfapi = tfapi
         self.graph = GraphModel(path)
         self.graphs: list[GraphModel] = [self.graph]
@@ -543,6 +546,16 @@ class Interpreter:
             return UNKNOWN
         if isinstance(callee, Builtin):
             return self.call_builtin(callee.name, args, kwargs)
+        if isinstance(callee, cfg.ConfigObject):
+            return callee.call(self.config, args, kwargs)
+        if isinstance(callee, TFRef) and callee.path.startswith(cfg.DEFINER_PREFIXES):
+            var = cfg.flag_var(callee.path.rsplit(".", 1)[1], args, kwargs)
+            if var is not None:
+                self.config.declare(var)
+            return None
+        # TensorFlow gets plain values: a flag's value is just its value there.
+        args = [cfg.plain(value) for value in args]
+        kwargs = {key: cfg.plain(value) for key, value in kwargs.items()}
         handled = self.tfapi.call(self, callee, args, kwargs, node)
         if handled is not NotImplemented:
             return handled
@@ -556,6 +569,10 @@ class Interpreter:
         if name is None:
             return
         top = name.split(".")[0]
+        std = cfg.std_module(name)
+        if std is not None:
+            self.assign(alias.asname.name, std, env) if alias.asname is not None else env.assign(top, std)
+            return
         tf_path = self.tfapi.tf_path_for_module(name)
         if tf_path:
             self.tensorflow_seen = True
@@ -625,12 +642,20 @@ class Interpreter:
     def _graph_footprint(self) -> tuple[int, ...]:
         graph = self.graph
         return (id(graph), len(graph.records), len(graph.events), len(graph.namer.used),
-                len(graph.counts.counts), int(graph.complete), len(self.extra_events))
+                len(graph.counts.counts), int(graph.complete), len(self.extra_events),
+                self.config.reads, len(self.config.declared))
 
     def bind_import_from(self, node: cst.ImportFrom, env: Env) -> None:
         module = _dotted(node.module) if node.module is not None else ""
         level = len(node.relative)
         base = self.tfapi.tf_path_for_module(module) if module and not level else None
+        std = cfg.std_module(module) if module and not level else None
+        if std is not None and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:  # from sys import argv; from argparse import ArgumentParser
+                imported = _dotted(alias.name) or ""
+                target = alias.asname.name.value if alias.asname is not None else imported  # type: ignore[union-attr]
+                env.assign(target, std.attr(self.config, imported))
+            return
         source = None if base else self.import_project_module(module or "", level)
         if isinstance(node.names, cst.ImportStar):
             if source is not None:
@@ -875,6 +900,13 @@ class Interpreter:
             op = _COMPARISONS.get(type(target.operator))
             if op is None:
                 return UNKNOWN
+            ordering = isinstance(target.operator, (cst.LessThan, cst.LessThanEqual, cst.GreaterThan,
+                                                    cst.GreaterThanEqual))
+            if isinstance(left, cfg.Tagged):
+                self.config.on_compare(left, right, ordering)
+            if isinstance(right, cfg.Tagged):
+                self.config.on_compare(right, left, ordering)
+            left, right = cfg.plain(left), cfg.plain(right)
             if isinstance(target.operator, (cst.Is, cst.IsNot)) and (left is None or right is None):
                 if left is UNKNOWN or right is UNKNOWN:
                     return UNKNOWN
@@ -898,6 +930,10 @@ class Interpreter:
         element = node.slice[0].slice
         if isinstance(element, cst.Index):
             key = self.eval(element.value, env)
+            if isinstance(value, cfg.ConfigObject):
+                return value.item(self.config, key)
+            if isinstance(key, cfg.Tagged) and isinstance(value, dict):
+                self.config.on_lookup(key, list(value))  # a registry indexed by a flag
             if isinstance(value, (list, tuple, str, dict, range)) and not isinstance(value, PartialStr) \
                     and is_known(key) and _hashable(key):
                 try:
@@ -951,6 +987,11 @@ class Interpreter:
 
     # ------------------------------------------------------------------ operations
     def truth(self, value: Any) -> bool | None:
+        if isinstance(value, cfg.Tagged):
+            self.config.on_truth(value)  # `if FLAGS.is_train:` decides on a configuration value
+            return bool(cfg.plain(value))
+        if isinstance(value, cfg.ConfigObject):
+            return True
         if value is UNKNOWN or isinstance(value, PartialStr):
             return None
         if isinstance(value, _PRIMITIVES):
@@ -998,6 +1039,10 @@ class Interpreter:
         return self.tfapi.iterate(value)
 
     def getattr(self, owner: Any, name: str, node: cst.CSTNode) -> Any:
+        if isinstance(owner, TFRef) and owner.path in cfg.FLAGS_PATHS:
+            return self.config.flag(name)  # FLAGS.dataset: the flag's value in this run
+        if isinstance(owner, cfg.ConfigObject):
+            return owner.attr(self.config, name)
         if isinstance(owner, TFRef):
             return self.tfapi.resolve_path(self.tfapi.canonical(f"{owner.path}.{name}"))
         if isinstance(owner, Instance):
@@ -1082,6 +1127,10 @@ class Interpreter:
                 return self.getattr(args[0], args[1], None)  # type: ignore[arg-type]
             return UNKNOWN
         if name == "range":
+            for bound in args:
+                if isinstance(bound, cfg.Tagged):
+                    self.config.on_count(bound)  # a loop over a flag's count: try 1 and 2
+            args = [cfg.plain(a) for a in args]
             if known and all(isinstance(a, int) for a in args):
                 try:
                     return range(*args)
@@ -1475,8 +1524,12 @@ def parse_module(source: str, path: str) -> project.Parsed:
 
 
 def interpret_module(source: str, path: str) -> Trace:
-    parsed = parse_module(source, path)
-    interp = Interpreter(path)
+    return interpret_parsed(parse_module(source, path), path)
+
+
+def interpret_parsed(parsed: project.Parsed, path: str, configuration: cfg.ConfigState | None = None) -> Trace:
+    """One run of the module, with the configuration given (the defaults when None)."""
+    interp = Interpreter(path, configuration)
     interp.run_module(parsed.module, parsed.positions)
     trace = Trace(path)
     for index, graph in enumerate(interp.graphs):
@@ -1488,5 +1541,6 @@ def interpret_module(source: str, path: str) -> Trace:
     trace.events.extend(interp.extra_events)
     trace.uses_tensorflow = interp.tensorflow_seen
     trace.final_graph = interp.final_graph
+    trace.steps = interp.total_steps
     interp.tfapi.tfapi_devices.add_device_facts(interp, trace)  # setters and placements (TFS4xx)
     return trace

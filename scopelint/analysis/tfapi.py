@@ -121,6 +121,8 @@ def tf_path_for_module(module: str) -> str | None:
     """The TF path a Python module name stands for ("tensorflow.compat.v1" -> "tf")."""
     if module == "tensorflow" or module.startswith("tensorflow."):
         return canonical("tf" + module[len("tensorflow"):])
+    if module == "absl.flags":
+        return "tf.absl.flags"
     if module == "absl.app" or module == "absl":
         # tf.app.run is absl's app.run: both call the program's main(argv).
         return "tf.app" if module == "absl.app" else "tf.absl"

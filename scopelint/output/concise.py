@@ -11,5 +11,7 @@ from scopelint.output.styles import code_text, location_text
 def format_concise(run: RunResult, options: FormatOptions) -> Text:
     lines = []
     for diagnostic in run.diagnostics:
-        lines.append(Text.assemble(location_text(diagnostic), " ", code_text(diagnostic), f" {diagnostic.message}"))
+        condition = f" ({diagnostic.condition})" if diagnostic.condition is not None else ""
+        lines.append(Text.assemble(location_text(diagnostic), " ", code_text(diagnostic),
+                                   f" {diagnostic.message}{condition}"))
     return Text("\n").join(lines)

@@ -65,6 +65,8 @@ def format_full(run: RunResult, options: FormatOptions) -> Text:
         if options.show_source:
             lines.extend(_snippet(diagnostic, run.source_lines(diagnostic.path)))
         gutter = " " * (len(str(diagnostic.site.line)) + 1)
+        if diagnostic.condition is not None:
+            lines.append(Text.assemble(f"{gutter}", ("= note:", "bold"), f" happens {diagnostic.condition}"))
         for related in diagnostic.related:
             lines.append(Text.assemble(f"{gutter}", ("= note:", "bold"), f" {related_note(related, diagnostic.path)}"))
         if not diagnostic.certain:

@@ -46,7 +46,8 @@ def annotation(diagnostic: Diagnostic) -> str:
     }
     written = ",".join(f"{name}={escape_property(value)}" for name, value in properties.items())
     command = COMMANDS.get(diagnostic.severity, "warning")
-    return f"::{command} {written}::{escape_data(f'{diagnostic.code} {diagnostic.message}')}"
+    condition = f" ({diagnostic.condition})" if diagnostic.condition is not None else ""
+    return f"::{command} {written}::{escape_data(f'{diagnostic.code} {diagnostic.message}{condition}')}"
 
 
 def format_github(run: RunResult, options: FormatOptions) -> str:

@@ -39,6 +39,8 @@ def diagnostic_to_json(diagnostic: Diagnostic) -> dict[str, Any]:
         "noqa_row": site.line,
         "url": rule_url(diagnostic.code),
         "certain": diagnostic.certain,
+        "condition": diagnostic.condition,
+        "paths": diagnostic.extra.get("paths", []),
         "related": [
             {
                 "message": related.note,

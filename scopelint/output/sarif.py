@@ -88,6 +88,9 @@ def _result(diagnostic: Diagnostic, rule_index: dict[str, int], fingerprint_valu
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint_value},
         "properties": {"certain": diagnostic.certain, "name": diagnostic.name},
     }
+    if diagnostic.condition is not None:
+        result["properties"]["condition"] = diagnostic.condition
+        result["properties"]["paths"] = diagnostic.extra.get("paths", [])
     if diagnostic.code in rule_index:
         result["ruleIndex"] = rule_index[diagnostic.code]
     related = [

@@ -1,0 +1,165 @@
+"""Path exploration: run the program once per configuration a user can choose.
+
+The first run uses every default (`python main.py`).  Each run records which configuration values
+the program tested and which other values would have decided differently (config_values.py); the
+next runs change one, then two of them, breadth first, up to MAX_PATHS runs per module.  Every run
+starts from nothing (a new interpreter, graph, variable store and heap), so the whole state is
+forked and decisions on the same value agree within a run.  What a run cannot decide (a value the
+analysis does not know) is still run speculatively inside that run and reports nothing.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from scopelint.analysis import config_values as cfg
+from scopelint.analysis import interpreter, project
+from scopelint.trace import PathCondition, Trace
+
+MAX_PATHS = 12  # runs per analysed module, the default run included
+MAX_DEVIATIONS = 2  # configuration values changed from their default in one run
+# All runs of a module together: at most this many times the default run's work.
+MAX_PATH_WORK_FACTOR = 8
+MAX_PATH_STEPS = 1_200_000
+
+DEFAULT_LABEL = "with the default flags"
+
+
+def analyze(source: str, path: str) -> Trace:
+    """The default run's trace, with the other runs in `other_paths`."""
+    parsed = interpreter.parse_module(source, path)
+    return explore(parsed, path)
+
+
+def explore(parsed: project.Parsed, path: str) -> Trace:
+    default_config = cfg.ConfigState()
+    first = interpreter.interpret_parsed(parsed, path, default_config)
+    if not default_config.candidates:
+        if default_config.reads:
+            first.condition = describe(default_config)
+        return first  # the program never tested its configuration: one path is all there is
+    first.condition = describe(default_config)
+    budget = min(MAX_PATH_STEPS, max(first.steps, 1) * MAX_PATH_WORK_FACTOR)
+    spent = first.steps
+    queue = [dict(child) for child in _children({}, default_config)]
+    seen = {_frozen({})} | {_frozen(child) for child in queue}
+    while queue:
+        if len(first.other_paths) + 1 >= MAX_PATHS or spent >= budget:
+            first.paths_merged = True
+            break
+        assignment = queue.pop(0)
+        config = cfg.ConfigState(assignment=assignment)
+        trace = interpreter.interpret_parsed(parsed, path, config)
+        spent += trace.steps
+        trace.condition = describe(config)
+        first.other_paths.append(trace)
+        for child in _children(assignment, config):
+            key = _frozen(child)
+            if key not in seen:
+                seen.add(key)
+                queue.append(child)
+    return first
+
+
+def _children(assignment: dict[str, Any], config: cfg.ConfigState) -> list[dict[str, Any]]:
+    """Assignments one deviation away from this run's, for every value it tested."""
+    if len(assignment) >= MAX_DEVIATIONS:
+        return []
+    children = []
+    for key, values in config.candidates.items():
+        if key in assignment or key not in config.declared:
+            continue
+        var = config.declared[key]
+        current = config.current(var)
+        for value in values:
+            if _equal(value, current):
+                continue
+            if isinstance(value, cfg.Other):
+                value = cfg.Other(tuple(config.compared.get(key, ())))
+            children.append({**assignment, key: value})
+    return children
+
+
+def _equal(a: Any, b: Any) -> bool:
+    if isinstance(a, cfg.Other) or isinstance(b, cfg.Other):
+        return isinstance(a, cfg.Other) and isinstance(b, cfg.Other)
+    return type(a) is type(b) and a == b
+
+
+def _frozen(assignment: dict[str, Any]) -> frozenset[tuple[str, Any]]:
+    return frozenset((key, repr(value)) for key, value in assignment.items())
+
+
+# ---------------------------------------------------------------------------------------------
+# Describing a run
+
+
+def describe(config: cfg.ConfigState) -> PathCondition:
+    """The condition of a run: the tested values that differ from their defaults."""
+    parts: list[str] = []
+    argv: list[str] = []
+    positional: dict[int, str] = {}
+    environment: list[tuple[str, str]] = []
+    decisions: list[tuple[str, str]] = []
+    for key in config.candidates:
+        var = config.declared.get(key)
+        if var is None:
+            continue
+        value = config.current(var)
+        spelled = _spell(var, value, config.compared.get(key, []))
+        decisions.append((key, spelled))
+        if var.default is not cfg.MISSING and _equal(value, var.default):
+            continue
+        parts.append(spelled)
+        if var.kind == "argv":
+            positional[int(key.split(":")[1])] = _command_value(value)
+        elif var.kind == "env":
+            environment.append((key.split(":", 1)[1], _command_value(value)))
+        else:
+            argv.extend(_command_line(var, value))
+    # Positional arguments before options; gaps filled so that sys.argv[2] is the second one.
+    if positional:
+        argv = [positional.get(i, cfg.OTHER_COMMAND_LINE) for i in range(1, max(positional) + 1)] + argv
+    label = DEFAULT_LABEL if not parts else "when " + " and ".join(parts)
+    return PathCondition(label, not parts, tuple(argv), tuple(environment), tuple(decisions))
+
+
+def _literal(value: Any) -> str:
+    return repr(value)
+
+
+def _spell(var: cfg.ConfigVar, value: Any, compared: list[Any]) -> str:
+    if isinstance(value, cfg.Other):
+        others = [v for v in compared if v is not None] or list(value.excluded)
+        subject = f"FLAGS.{var.key.split(':', 1)[1]}" if var.kind == "flag" else (
+            f"args.{var.key.split(':', 1)[1]}" if var.kind == "arg" else var.spelling)
+        if not others:
+            return f"{subject} is set" if var.kind != "argv" else f"{subject} is given"
+        return f"{subject} != {_literal(others[0])}" if len(others) == 1 else \
+            f"{subject} not in ({', '.join(map(_literal, others))})"
+    if var.kind == "argv":
+        return f"{var.spelling} == {_literal(value)}"
+    if var.kind == "env":
+        return f"${var.key.split(':', 1)[1]}={value}" if value is not None else f"${var.key.split(':', 1)[1]} unset"
+    if var.value_type == "bool" and isinstance(value, bool):
+        if var.kind == "arg":
+            return var.spelling  # store_true / store_false: differing from the default is giving it
+        if value:
+            return var.spelling
+        return f"--no{var.spelling[2:]}" if var.negatable else f"without {var.spelling}"
+    return f"{var.spelling}={value}"
+
+
+def _command_value(value: Any) -> str:
+    if isinstance(value, cfg.Other):
+        return cfg.OTHER_COMMAND_LINE
+    return "" if value is None else str(value)
+
+
+def _command_line(var: cfg.ConfigVar, value: Any) -> list[str]:
+    if var.value_type == "bool" and isinstance(value, bool):
+        if var.negatable:
+            return [var.spelling if value else f"--no{var.spelling[2:]}"]
+        return [var.spelling] if value != bool(var.default) else []
+    if var.kind == "arg" and not var.spelling.startswith("-"):
+        return [_command_value(value)]
+    return [f"{var.spelling}={_command_value(value)}"]

@@ -1,0 +1,87 @@
+"""One finding per place and message, across the runs of a program with different configurations.
+
+The rules run on each run's trace (analysis/paths.py); the same finding on several runs is one
+finding whose condition joins theirs: "on every path" when every run has it, else the runs'
+conditions ("with the default flags or when --dataset=celebA").
+"""
+from __future__ import annotations
+
+from scopelint.diagnostics import Diagnostic
+from scopelint.trace import PathCondition
+
+EVERY_PATH = "on every path"
+MAX_LISTED = 3  # conditions spelled out; more are counted
+
+
+def merge(runs: list[tuple[PathCondition | None, list[Diagnostic]]], merged_beyond_bound: bool = False) -> list[Diagnostic]:
+    if len(runs) == 1:
+        condition, found = runs[0]
+        if condition is not None:
+            for diagnostic in found:
+                _attach(diagnostic, [condition], every=True, bounded=merged_beyond_bound)
+        return found
+    order: list[tuple] = []
+    by_key: dict[tuple, tuple[Diagnostic, list[PathCondition]]] = {}
+    for condition, found in runs:
+        for diagnostic in found:
+            key = (diagnostic.code, diagnostic.site, diagnostic.message)
+            if key not in by_key:
+                by_key[key] = (diagnostic, [])
+                order.append(key)
+            conditions = by_key[key][1]
+            if condition is not None and condition not in conditions:
+                conditions.append(condition)
+    every_run = [condition for condition, _ in runs if condition is not None]
+    result = []
+    for key in order:
+        diagnostic, conditions = by_key[key]
+        _attach(diagnostic, conditions, every=len(conditions) == len(runs), bounded=merged_beyond_bound,
+                separating=_separating_value(conditions, every_run))
+        result.append(diagnostic)
+    return result
+
+
+def _separating_value(having: list[PathCondition], every_run: list[PathCondition]) -> str | None:
+    """"when sys.argv[1] != 'ps'": the one tested value whose choice alone tells the runs with
+    the finding from the runs without it, if there is one."""
+    if not having or len(having) == len(every_run):
+        return None
+    keys = [key for key, _ in having[0].decisions]
+    for key in keys:
+        spelled = [dict(condition.decisions).get(key) for condition in every_run]
+        if any(value is None and condition in having for value, condition in zip(spelled, every_run)):
+            continue  # the finding happens on a run that never tested it
+        chosen = {dict(condition.decisions)[key] for condition in having}
+        # Runs that ended before testing it (the program raised earlier) say nothing either way.
+        if all(value is None or (value in chosen) == (condition in having)
+               for value, condition in zip(spelled, every_run)):
+            ordered = [value for value in dict.fromkeys(spelled) if value in chosen]
+            return "when " + " or ".join(ordered)
+    return None
+
+
+def _attach(diagnostic: Diagnostic, conditions: list[PathCondition], every: bool, bounded: bool,
+            separating: str | None = None) -> None:
+    if every:
+        label = EVERY_PATH
+    elif separating is not None:
+        label = separating
+    else:
+        labels = [condition.label for condition in conditions]
+        default = [label for label in labels if condition_is_default(conditions, label)]
+        rest = [label for label in labels if label not in default]
+        labels = default + rest
+        label = " or ".join(labels[:MAX_LISTED])
+        if len(labels) > MAX_LISTED:
+            label += f" or {len(labels) - MAX_LISTED} other configurations"
+    diagnostic.extra["condition"] = label
+    diagnostic.extra["paths"] = [
+        {"condition": condition.label, "argv": list(condition.argv), "environment": dict(condition.environment)}
+        for condition in conditions
+    ]
+    if bounded:
+        diagnostic.extra["paths_bounded"] = True
+
+
+def condition_is_default(conditions: list[PathCondition], label: str) -> bool:
+    return any(condition.is_default and condition.label == label for condition in conditions)
