@@ -188,8 +188,38 @@ class Interpreter:
         except RecursionError:
             self.graph.note_unmodelled_creation()
         self.final_graph = self.graphs.index(self.graph) if self.graph in self.graphs else 0
+        self.run_test_methods(env)
         self.run_unreached_functions(module, env)
         self.tfapi.tfapi_devices.finish_module(self, module)  # setters never used (TFS401)
+
+    def run_test_methods(self, env: Env) -> None:
+        """Every test method of a `tf.test.TestCase` is an entry point, as the test runner makes it:
+        a new instance, `setUp`, then the method, in a default graph of its own (TensorFlow's
+        TestCase resets the default graph before each test)."""
+        assert self.module is not None
+        for value in list(env.vars.values()):
+            if not isinstance(value, UserClass) or not _is_tf_test_case(value):
+                continue
+            names = sorted(name for name in _class_attrs(value) if name.startswith("test"))
+            for name in names:
+                method = value.lookup(name)
+                if not isinstance(method, UserFunction) or method.module is not self.module:
+                    continue
+                graph = GraphModel(self.path)
+                self.tfapi.install_devices(graph)
+                self.graphs.append(graph)
+                previous, self.graph = self.graph, graph
+                self.steps = 0
+                instance = Instance(value)
+                try:
+                    for step in ("setUp", name):
+                        function = value.lookup(step)
+                        if isinstance(function, UserFunction):
+                            self.call_user(function, [], {}, function.node, receiver=instance)
+                except (ModelRaise, _UserRaise, _Return, _Break, _Continue, _Budget, RecursionError):
+                    pass
+                finally:
+                    self.graph = previous
 
     def run_unreached_functions(self, module: cst.Module, env: Env) -> None:
         """Functions never called by the module run once each, alone, with unknown arguments.
@@ -1247,6 +1277,27 @@ class _Speculative:
             joined[name] = first if all(_same(first, v) for v in values[1:]) else UNKNOWN
         self.env.vars.clear()
         self.env.vars.update(joined)
+
+
+_TEST_CASE_PATHS = ("tf.test.TestCase", "tf.absl.testing.absltest.TestCase", "tf.absl.testing.parameterized.TestCase")
+
+
+def _is_tf_test_case(cls: UserClass, depth: int = 0) -> bool:
+    for base in cls.bases:
+        if isinstance(base, TFRef) and base.path in _TEST_CASE_PATHS:
+            return True
+        if isinstance(base, UserClass) and depth < 16 and _is_tf_test_case(base, depth + 1):
+            return True
+    return False
+
+
+def _class_attrs(cls: UserClass, depth: int = 0) -> list[str]:
+    """Names defined by the class and its user-defined bases (inherited test methods run too)."""
+    names = list(cls.attrs)
+    for base in cls.bases:
+        if isinstance(base, UserClass) and depth < 16:
+            names.extend(n for n in _class_attrs(base, depth + 1) if n not in names)
+    return names
 
 
 def _uses_name(body: cst.CSTNode, name: str) -> bool:
