@@ -46,17 +46,38 @@ def _separating_value(having: list[PathCondition], every_run: list[PathCondition
     the finding from the runs without it, if there is one."""
     if not having or len(having) == len(every_run):
         return None
-    keys = [key for key, _ in having[0].decisions]
+    keys = [decision[0] for decision in having[0].decisions]
     for key in keys:
-        spelled = [dict(condition.decisions).get(key) for condition in every_run]
+        spelled = [_decision(condition, key) for condition in every_run]
         if any(value is None and condition in having for value, condition in zip(spelled, every_run)):
             continue  # the finding happens on a run that never tested it
-        chosen = {dict(condition.decisions)[key] for condition in having}
+        chosen = {_decision(condition, key) for condition in having}
         # Runs that ended before testing it (the program raised earlier) say nothing either way.
         if all(value is None or (value in chosen) == (condition in having)
                for value, condition in zip(spelled, every_run)):
             ordered = [value for value in dict.fromkeys(spelled) if value in chosen]
-            return "when " + " or ".join(ordered)
+            excluded = {value for value in spelled if value is not None and value not in chosen}
+            if len(ordered) > 1 and len(excluded) == 1:
+                # Every value but one: "sys.argv[1] != 'ps'".
+                negation = _negation(every_run, key, excluded.pop())
+                if negation is not None:
+                    return "when " + negation
+            return "when " + " or ".join(v for v in ordered if v is not None)
+    return None
+
+
+def _decision(condition: PathCondition, key: str) -> str | None:
+    for decision in condition.decisions:
+        if decision[0] == key:
+            return decision[1]
+    return None
+
+
+def _negation(runs: list[PathCondition], key: str, spelled: str) -> str | None:
+    for condition in runs:
+        for decision in condition.decisions:
+            if decision[0] == key and decision[1] == spelled:
+                return decision[2]
     return None
 
 

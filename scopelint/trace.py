@@ -155,10 +155,10 @@ class PathCondition:
     is_default: bool
     argv: tuple[str, ...] = ()
     environment: tuple[tuple[str, str], ...] = ()
-    # Every configuration value the run tested, spelled with its value in this run
-    # (("flag:dataset", "--dataset=mnist"), ...): findings on several runs are described by the one
-    # value that separates them from the others.
-    decisions: tuple[tuple[str, str], ...] = ()
+    # Every configuration value the run tested: (key, its value in this run spelled, "any other
+    # value" spelled or None): ("flag:dataset", "--dataset=mnist", "FLAGS.dataset != 'mnist'").
+    # Findings on several runs are described by the one value that separates them from the others.
+    decisions: tuple[tuple[str, str, str | None], ...] = ()
 
 
 @dataclass

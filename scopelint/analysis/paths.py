@@ -106,7 +106,7 @@ def describe(config: cfg.ConfigState) -> PathCondition:
             continue
         value = config.current(var)
         spelled = _spell(var, value, config.compared.get(key, []))
-        decisions.append((key, spelled))
+        decisions.append((key, spelled, _negation(var, value, config.compared.get(key, []))))
         if var.default is not cfg.MISSING and _equal(value, var.default):
             continue
         parts.append(spelled)
@@ -142,11 +142,26 @@ def _spell(var: cfg.ConfigVar, value: Any, compared: list[Any]) -> str:
         return f"${var.key.split(':', 1)[1]}={value}" if value is not None else f"${var.key.split(':', 1)[1]} unset"
     if var.value_type == "bool" and isinstance(value, bool):
         if var.kind == "arg":
-            return var.spelling  # store_true / store_false: differing from the default is giving it
+            # store_true / store_false: differing from the default is giving the option
+            return var.spelling if value != var.default else f"without {var.spelling}"
         if value:
             return var.spelling
         return f"--no{var.spelling[2:]}" if var.negatable else f"without {var.spelling}"
     return f"{var.spelling}={value}"
+
+
+def _subject(var: cfg.ConfigVar) -> str:
+    name = var.key.split(":", 1)[1]
+    return {"flag": f"FLAGS.{name}", "arg": f"args.{name}", "env": f"${name}"}.get(var.kind, var.spelling)
+
+
+def _negation(var: cfg.ConfigVar, value: Any, compared: list[Any]) -> str | None:
+    """The condition "any value but this one" ("sys.argv[1] != 'ps'")."""
+    if isinstance(value, cfg.Other):
+        return None
+    if var.value_type == "bool" and isinstance(value, bool):
+        return _spell(var, not value, compared)
+    return f"{_subject(var)} != {_literal(value)}"
 
 
 def _command_value(value: Any) -> str:
