@@ -6,10 +6,14 @@ Command-line flags are applied on top of it by the CLI.
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10, which requires-python allows: tomli is tomllib's origin
+    import tomli as tomllib  # type: ignore[no-redef]
 
 CONFIG_FILE_NAME = "pyproject.toml"
 

@@ -294,20 +294,24 @@ def test_normal_install_provides_scopelint_rules(tmp_path: Path) -> None:
     build_copy = tmp_path / "src"
     # Build from a copy so no build/ or egg-info is left in the repository.
     shutil.copytree(REPO, build_copy, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "build", ".pytest_cache"))
+    # Built in pip's isolated build environment from the project's own [build-system] requires, so
+    # that the result does not depend on the setuptools or wheel this machine happens to have.
+    # PYTHONPATH (set when running the suite from a checkout) would shadow the installed copy.
+    clean_env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     installed = subprocess.run(
-        [str(python), "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index", "-q", str(build_copy)],
-        capture_output=True, text=True, timeout=300,
+        [str(python), "-m", "pip", "install", "--no-deps", "-q", str(build_copy)],
+        capture_output=True, text=True, timeout=300, env=clean_env,
     )
     assert installed.returncode == 0, installed.stderr
     probe = subprocess.run(
         [str(python), "-c", "import scopelint, scopelint.rules as r; print(scopelint.__file__); print(r.__file__); print(r.rule_by_code_or_name('TFS900').RULE.name)"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, env=clean_env,
     )
     lines = probe.stdout.splitlines()
     assert probe.returncode == 0, probe.stderr
     assert str(environment) in lines[0] and lines[1].endswith(os.path.join("scopelint", "rules", "__init__.py"))
     assert lines[2] == "unused-noqa"
-    script = subprocess.run([str(environment / "bin" / "scopelint"), "rules"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    script = subprocess.run([str(environment / "bin" / "scopelint"), "rules"], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=clean_env)
     assert script.returncode == 0 and "TFS900  unused-noqa" in script.stdout
 
 
@@ -337,3 +341,19 @@ def test_module_end_to_end_with_the_real_analyzer(tmp_path: Path) -> None:
     ]
     clean = run_module("check", "--isolated", "shared.py", cwd=tmp_path)
     assert (clean.returncode, clean.stdout, clean.stderr) == (0, "All checks passed!\n", "")
+
+
+def test_verify_extra_installs_one_tensorflow() -> None:
+    """The `verify` extra names tf-keras only, whose own requirement brings the one TensorFlow
+    (naming tensorflow-cpu as well installed two TensorFlows side by side)."""
+    import importlib.metadata
+    import re
+
+    from scopelint.config import tomllib
+
+    extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["verify"]
+    names = {re.match(r"[A-Za-z0-9_.-]+", requirement).group(0).lower().replace("_", "-") for requirement in extra}
+    assert "tf-keras" in names
+    assert not {name for name in names if name.startswith("tensorflow")}, extra
+    brought = [r for r in importlib.metadata.requires("tf_keras") or [] if re.match(r"tensorflow\b(?!-)", r)]
+    assert brought, "tf-keras no longer requires tensorflow: the verify extra must name one itself"
