@@ -374,6 +374,11 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     for register in SUBCOMMANDS:
         register(subparsers)
+    # No abbreviations (`--exit` was taken as `--exit-zero`): set on every subcommand, including
+    # those registered by other modules, since argparse reads the attribute when parsing.
+    parser.allow_abbrev = False
+    for subparser in subparsers.choices.values():
+        subparser.allow_abbrev = False
     parser.set_defaults(handler=None)
     return parser
 

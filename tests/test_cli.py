@@ -462,3 +462,12 @@ def test_a_broken_nested_configuration_is_a_usage_error(project: Path, fake_anal
     (project / "pkg" / "pyproject.toml").write_text('[tool.scopelint]\nselect = ["NOPE1"]\n')
     code, out, err = check(capsys, "--no-cache", ".")
     assert code == 2 and "unknown rule selector 'NOPE1'" in err and "Traceback" not in err
+
+
+def test_abbreviated_options_are_refused(project: Path, fake_analyzer, capsys) -> None:
+    """argparse took `--exit` for `--exit-zero` (and `--out` for `--output-format`)."""
+    assert cli.main(["check", "--exit"]) == 2
+    assert "unrecognized arguments: --exit" in capsys.readouterr().err
+    assert cli.main(["check", "--out", "json"]) == 2
+    assert cli.main(["rules", "--output", "json"]) == 2
+    assert check(capsys, "--no-cache", "--exit-zero")[0] == 0  # the full spelling still works
