@@ -21,12 +21,13 @@ from rich.text import Text
 from scopelint import baseline, engine
 from scopelint.add_noqa import add_noqa
 from scopelint.cache import ResultCache
-from scopelint.config import Config, ConfigError, discover_config, load_config
+from scopelint.config import Config, ConfigError, load_config
 from scopelint.diagnostics import RuleInfo
 from scopelint.output import FORMATTERS, STATISTICS_FORMATTERS, SUMMARY_FORMATS, FormatOptions, summary_line
 from scopelint.output.progress import progress_bar
 from scopelint.output.terminal import emit, make_console, use_styles
-from scopelint.selection import SelectionLayer, SelectorError, resolve_codes, resolve_enabled, split_selectors
+from scopelint.project_settings import CommandLineSettings, SettingsResolver, settings_from
+from scopelint.selection import SelectorError, split_selectors
 
 PROGRAM = "scopelint"
 VERSION = "0.1.0"
@@ -59,8 +60,12 @@ def add_check_command(subparsers: argparse._SubParsersAction) -> None:
     files_group = parser.add_argument_group("file selection")
     files_group.add_argument("--exclude", action="append", metavar="GLOBS", help="exclude these globs when walking directories (replaces the defaults)")
     files_group.add_argument("--extend-exclude", action="append", default=[], metavar="GLOBS", help="exclude these globs in addition")
+    files_group.add_argument("--respect-gitignore", action=argparse.BooleanOptionalAction, default=None,
+                             help="skip what .gitignore files list when walking folders (default: on, inside a git work tree)")
+    files_group.add_argument("--force-exclude", action=argparse.BooleanOptionalAction, default=None,
+                             help="apply exclude patterns to files named on the command line too (for pre-commit)")
     files_group.add_argument("--stdin-filename", metavar="PATH", help="the name to report for source read from stdin")
-    files_group.add_argument("--config", metavar="FILE", help="read [tool.scopelint] from this pyproject.toml")
+    files_group.add_argument("--config", metavar="FILE", help="use this pyproject.toml or scopelint.toml for every file (default: each file's nearest)")
     files_group.add_argument("--isolated", action="store_true", help="ignore any configuration file")
     output_group = parser.add_argument_group("output")
     output_group.add_argument("--output-format", choices=sorted(FORMATTERS), default="full", help="how findings are printed (default: full)")
@@ -89,41 +94,36 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _load_config(args: argparse.Namespace) -> Config:
+def _fixed_config(args: argparse.Namespace) -> Config | None:
+    """The one configuration for every file (--isolated, --config), or None: each file's nearest."""
     if args.isolated:
         return Config(root=Path.cwd().resolve())
     if args.config:
         return load_config(Path(args.config))
+    return None
+
+
+def _first_path(args: argparse.Namespace) -> str:
     first = args.paths[0] if args.paths else "."
-    if first == engine.STDIN_PATH:
-        first = args.stdin_filename or "."
-    return discover_config(Path(first))
+    return (args.stdin_filename or ".") if first == engine.STDIN_PATH else first
+
+
+def command_line_settings(args: argparse.Namespace) -> CommandLineSettings:
+    cli_extend = split_selectors(args.extend_select) + (["TFS900"] if args.show_unused_noqa else [])
+    return CommandLineSettings(
+        select=tuple(split_selectors(args.select)) if args.select is not None else None,
+        extend_select=tuple(cli_extend),
+        ignore=tuple(split_selectors(args.ignore)),
+        exclude=tuple(split_selectors(args.exclude)) if args.exclude is not None else None,
+        extend_exclude=tuple(split_selectors(args.extend_exclude)),
+        respect_gitignore=args.respect_gitignore,
+        force_exclude=args.force_exclude,
+    )
 
 
 def build_settings(args: argparse.Namespace, config: Config) -> engine.CheckSettings:
     """Config first, command line on top (ruff's layering)."""
-    rules = engine.known_rules()
-    cli_extend = split_selectors(args.extend_select) + (["TFS900"] if args.show_unused_noqa else [])
-    layers = [
-        SelectionLayer(select=config.select, extend_select=config.extend_select, ignore=config.ignore),
-        SelectionLayer(
-            select=tuple(split_selectors(args.select)) if args.select is not None else None,
-            extend_select=tuple(cli_extend),
-            ignore=tuple(split_selectors(args.ignore)),
-        ),
-    ]
-    enabled = resolve_enabled(layers, rules)
-    per_file_ignores = tuple(
-        (pattern, resolve_codes(codes, rules)) for pattern, codes in config.per_file_ignores.items()
-    )
-    if args.exclude is not None:
-        exclude = tuple(split_selectors(args.exclude))
-    elif config.exclude is not None:
-        exclude = config.exclude
-    else:
-        exclude = engine.DEFAULT_EXCLUDE
-    exclude += config.extend_exclude + tuple(split_selectors(args.extend_exclude))
-    return engine.CheckSettings(enabled=enabled, root=str(config.root), exclude=exclude, per_file_ignores=per_file_ignores)
+    return settings_from(config, command_line_settings(args))
 
 
 def _describe_internal_error(error: engine.InternalError) -> str:
@@ -137,8 +137,9 @@ def _describe_internal_error(error: engine.InternalError) -> str:
 
 def command_check(args: argparse.Namespace) -> int:
     try:
-        config = _load_config(args)
-        settings = build_settings(args, config)
+        resolver = SettingsResolver(command_line_settings(args), _fixed_config(args))
+        config = resolver.config_for(_first_path(args))
+        settings = resolver(_first_path(args))
     except (ConfigError, SelectorError) as problem:
         _error(str(problem))
         return EXIT_ERROR
@@ -159,7 +160,10 @@ def command_check(args: argparse.Namespace) -> int:
     bar = None if args.quiet else progress_bar(sys.stderr)
     try:
         result = engine.run(args.paths, settings, jobs=args.jobs, stdin_data=stdin_data, stdin_filename=args.stdin_filename,
-                            cache=cache, progress=bar)
+                            cache=cache, progress=bar, settings_for=resolver)
+    except (ConfigError, SelectorError) as problem:  # a nested configuration met during the walk
+        _error(str(problem))
+        return EXIT_ERROR
     finally:
         if bar is not None:
             bar.close()
@@ -370,6 +374,11 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     for register in SUBCOMMANDS:
         register(subparsers)
+    # No abbreviations (`--exit` was taken as `--exit-zero`): set on every subcommand, including
+    # those registered by other modules, since argparse reads the attribute when parsing.
+    parser.allow_abbrev = False
+    for subparser in subparsers.choices.values():
+        subparser.allow_abbrev = False
     parser.set_defaults(handler=None)
     return parser
 

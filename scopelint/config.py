@@ -1,20 +1,28 @@
-"""`[tool.scopelint]` in the nearest pyproject.toml.
+"""`[tool.scopelint]` in the nearest pyproject.toml, or the nearest scopelint.toml.
 
-As in ruff, the nearest pyproject.toml that has a `[tool.scopelint]` table wins (searched from the
-first checked path, or the working directory, upward); patterns in it are relative to its directory.
-Command-line flags are applied on top of it by the CLI.
+As in ruff, each checked file gets its nearest configuration: searched from the file's folder
+upward, the first folder with a `scopelint.toml` (its keys at the top level, as in ruff.toml) or a
+pyproject.toml with a `[tool.scopelint]` table wins (scopelint.toml first, within one folder).
+Patterns in it are relative to its folder.  Command-line flags are applied on top of it by the CLI
+(project_settings.py).
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10, which requires-python allows: tomli is tomllib's origin
+    import tomli as tomllib  # type: ignore[no-redef]
+
 CONFIG_FILE_NAME = "pyproject.toml"
+STANDALONE_CONFIG_FILE_NAME = "scopelint.toml"
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
-KNOWN_KEYS = frozenset({*_LIST_KEYS, "per-file-ignores"})
+_BOOL_KEYS = ("respect-gitignore", "force-exclude")
+KNOWN_KEYS = frozenset({*_LIST_KEYS, *_BOOL_KEYS, "per-file-ignores"})
 
 
 class ConfigError(Exception):
@@ -31,6 +39,8 @@ class Config:
     exclude: tuple[str, ...] | None = None  # replaces the default excludes when set
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    respect_gitignore: bool | None = None  # None: the default (True)
+    force_exclude: bool | None = None  # None: the default (False)
 
 
 def _has_scopelint_table(pyproject: Path) -> bool:
@@ -47,15 +57,26 @@ def _read_toml(pyproject: Path) -> dict[str, Any]:
         raise ConfigError(f"{pyproject}: invalid TOML: {error}") from error
 
 
+def config_file_in(directory: Path) -> Path | None:
+    """The configuration file of `directory` itself, if it has one."""
+    standalone = directory / STANDALONE_CONFIG_FILE_NAME
+    if standalone.is_file():
+        return standalone
+    candidate = directory / CONFIG_FILE_NAME
+    if candidate.is_file() and _has_scopelint_table(candidate):
+        return candidate
+    return None
+
+
 def find_config_file(start: Path) -> Path | None:
-    """The nearest pyproject.toml with a `[tool.scopelint]` table, from `start` upward."""
+    """The nearest scopelint.toml, or pyproject.toml with a `[tool.scopelint]` table, from `start` upward."""
     directory = start.resolve()
     if not directory.is_dir():
         directory = directory.parent
     for candidate_dir in (directory, *directory.parents):
-        candidate = candidate_dir / CONFIG_FILE_NAME
-        if candidate.is_file() and _has_scopelint_table(candidate):
-            return candidate
+        found = config_file_in(candidate_dir)
+        if found is not None:
+            return found
     return None
 
 
@@ -66,17 +87,27 @@ def _string_list(value: Any, key: str, pyproject: Path) -> tuple[str, ...]:
 
 
 def load_config(pyproject: Path) -> Config:
-    """Read `[tool.scopelint]` from one pyproject.toml (an empty Config when the table is absent)."""
-    table = _read_toml(pyproject).get("tool", {}).get("scopelint", {})
+    """Read `[tool.scopelint]` from one pyproject.toml (an empty Config when the table is absent),
+    or the whole of a scopelint.toml."""
+    document = _read_toml(pyproject)
+    standalone = pyproject.name == STANDALONE_CONFIG_FILE_NAME
+    table = document if standalone else document.get("tool", {}).get("scopelint", {})
+    where = "" if standalone else " in [tool.scopelint]"
     if not isinstance(table, dict):
         raise ConfigError(f"{pyproject}: [tool.scopelint] must be a table")
     unknown = sorted(set(table) - KNOWN_KEYS)
     if unknown:
         raise ConfigError(
-            f"{pyproject}: unknown key(s) in [tool.scopelint]: {', '.join(unknown)} "
+            f"{pyproject}: unknown key(s){where}: {', '.join(unknown)} "
             f"(known: {', '.join(sorted(KNOWN_KEYS))})"
         )
     lists = {key: _string_list(table[key], key, pyproject) for key in _LIST_KEYS if key in table}
+    flags: dict[str, bool] = {}
+    for key in _BOOL_KEYS:
+        if key in table:
+            if not isinstance(table[key], bool):
+                raise ConfigError(f"{pyproject}: [tool.scopelint] {key} must be true or false")
+            flags[key] = table[key]
     per_file_ignores: dict[str, tuple[str, ...]] = {}
     raw_ignores = table.get("per-file-ignores", {})
     if not isinstance(raw_ignores, dict):
@@ -92,6 +123,8 @@ def load_config(pyproject: Path) -> Config:
         exclude=lists.get("exclude"),
         extend_exclude=lists.get("extend-exclude", ()),
         per_file_ignores=per_file_ignores,
+        respect_gitignore=flags.get("respect-gitignore"),
+        force_exclude=flags.get("force-exclude"),
     )
 
 

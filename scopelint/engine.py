@@ -21,14 +21,13 @@ each in a process of its own, and the file that kills its process again gets an 
 """
 from __future__ import annotations
 
-import fnmatch
 import stat
 import io
 import multiprocessing
 import os
 import tokenize
 import traceback
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -36,7 +35,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
-from scopelint import analysis
+from scopelint import analysis, file_selection
 from scopelint.cache import ResultCache, recording_module_lookups
 from scopelint.diagnostics import Diagnostic, RuleInfo
 from scopelint.noqa import NoqaDirectives, apply_noqa, parse_noqa, unused_directives
@@ -111,6 +110,8 @@ class CheckSettings:
     root: str = "."  # directory that exclude and per-file-ignores patterns are relative to
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()  # (glob, codes)
+    respect_gitignore: bool = True  # skip what .gitignore lists when walking folders
+    force_exclude: bool = False  # apply exclude to paths named on the command line too
 
     def enabled_for(self, path: str) -> frozenset[str]:
         ignored: set[str] = set()
@@ -121,21 +122,8 @@ class CheckSettings:
 
 
 def path_matches(path: str, pattern: str, root: str) -> bool:
-    """Glob match, as ruff does: a pattern without `/` against the base name; one with `/` against
-    the path relative to `root` (when the path is under it) and the absolute path."""
-    pattern = pattern.rstrip("/")
-    absolute = os.path.abspath(path)
-    if "/" not in pattern:
-        return fnmatch.fnmatchcase(os.path.basename(absolute), pattern)
-    candidates = [absolute.replace(os.sep, "/")]
-    relative = os.path.relpath(absolute, os.path.abspath(root))
-    if relative != ".." and not relative.startswith(".." + os.sep):
-        candidates.append(relative.replace(os.sep, "/"))
-    # `dir/*` also covers files deeper down, since fnmatch's `*` crosses `/`.
-    return any(
-        fnmatch.fnmatchcase(candidate, pattern) or fnmatch.fnmatchcase(candidate, pattern + "/*")
-        for candidate in candidates
-    )
+    """Gitignore-style match relative to `root`, as ruff does (file_selection.py)."""
+    return file_selection.matches(path, (pattern,), root)
 
 
 @dataclass(frozen=True)
@@ -206,44 +194,64 @@ class FileTask:
     path: str  # to open
     display_path: str  # to report
     missing: bool = False  # an explicit path that does not exist
+    settings: CheckSettings | None = None  # its own nearest configuration's, when not the run's
 
 
-def _is_excluded(path: str, settings: CheckSettings) -> bool:
-    return any(path_matches(path, pattern, settings.root) for pattern in settings.exclude)
+SettingsFor = Callable[[str], CheckSettings]  # a path's own settings (its nearest configuration)
 
 
-def discover(paths: Sequence[str], settings: CheckSettings) -> list[FileTask]:
-    """The files to check, in a deterministic order, without duplicates; stdin is `-`."""
+def _is_excluded(path: str, settings: CheckSettings, is_dir: bool | None = None) -> bool:
+    return file_selection.matches(path, settings.exclude, settings.root, is_dir)
+
+
+def _skipped_when_walking(path: str, settings: CheckSettings, is_dir: bool) -> bool:
+    return _is_excluded(path, settings, is_dir) or (settings.respect_gitignore and file_selection.gitignored(path, is_dir))
+
+
+def discover(paths: Sequence[str], settings: CheckSettings, settings_for: SettingsFor | None = None) -> list[FileTask]:
+    """The files to check, in a deterministic order, without duplicates; stdin is `-`.
+
+    With `settings_for`, each file gets its own settings, and each folder's exclude (and
+    .gitignore) decisions are taken with the settings of the folder it is in."""
     tasks: list[FileTask] = []
     seen: set[str] = set()
+    file_selection.clear_caches()  # .gitignore files may have changed since the last run
+    lookup = settings_for or (lambda _path: settings)
 
     def add(path: str, missing: bool = False) -> None:
         key = path if path == STDIN_PATH else os.path.realpath(path)
         if key not in seen:
             seen.add(key)
-            tasks.append(FileTask(path=path, display_path=os.path.normpath(path) if path != STDIN_PATH else path, missing=missing))
+            own = settings_for(path) if settings_for is not None and path != STDIN_PATH else None
+            tasks.append(FileTask(path=path, display_path=os.path.normpath(path) if path != STDIN_PATH else path,
+                                  missing=missing, settings=own))
 
     for given in paths:
         if given == STDIN_PATH:
             add(STDIN_PATH)
         elif os.path.isdir(given):
-            for file_path in _walk(given, settings):
-                add(file_path)
+            # --force-exclude: a named folder that is excluded is skipped (pre-commit passes files).
+            if not (lookup(given).force_exclude and _is_excluded(given, lookup(os.path.dirname(os.path.abspath(given))), True)):
+                for file_path in _walk(given, lookup):
+                    add(file_path)
         elif os.path.lexists(given):
-            # Explicit files are checked even when an exclude pattern matches them; a broken
-            # symlink, a symlink loop or a FIFO is read (and reported) with its own reason.
-            add(given)
+            # Explicit files are checked even when an exclude pattern matches them, unless
+            # --force-exclude; a broken symlink, a symlink loop or a FIFO is read (and reported)
+            # with its own reason.
+            if not (lookup(given).force_exclude and _is_excluded(given, lookup(given), False)):
+                add(given)
         else:
             add(given, missing=True)
     return tasks
 
 
-def _walk(directory: str, settings: CheckSettings) -> Iterable[str]:
+def _walk(directory: str, settings_for: SettingsFor) -> Iterable[str]:
     for current, dirnames, filenames in os.walk(directory):
+        settings = settings_for(current)
         kept = []
         for name in sorted(dirnames):
             child = os.path.join(current, name)
-            if _is_excluded(child, settings) or os.path.exists(os.path.join(child, "pyvenv.cfg")):
+            if _skipped_when_walking(child, settings, True) or os.path.exists(os.path.join(child, "pyvenv.cfg")):
                 continue
             kept.append(name)
         dirnames[:] = kept
@@ -251,7 +259,7 @@ def _walk(directory: str, settings: CheckSettings) -> Iterable[str]:
             child = os.path.join(current, name)
             # Regular files only (symlinks followed): a FIFO would block the read, and a socket,
             # a broken symlink or a loop cannot be read at all; none of them is source code.
-            if name.endswith(".py") and not _is_excluded(child, settings) and os.path.isfile(child):
+            if name.endswith(".py") and not _skipped_when_walking(child, settings, False) and os.path.isfile(child):
                 yield child
 
 
@@ -424,6 +432,7 @@ def check_task(task: FileTask, settings: CheckSettings, stdin_data: bytes | None
 
     With a cache, a stored result for the same bytes and settings is returned without analysing,
     and a new result is stored (stdin is never cached: it has no file to go stale against)."""
+    settings = task.settings or settings
     data, unreadable = _read_task(task, stdin_data)
     if unreadable is not None:
         return unreadable
@@ -450,6 +459,7 @@ def analyzer_identity() -> str:
 
 def _cached_result(task: FileTask, settings: CheckSettings, cache: ResultCache) -> FileResult | None:
     """A result that needs no analysis: stored in the cache, or pre-filtered, or unreadable."""
+    settings = task.settings or settings
     data, unreadable = _read_task(task, None)
     if unreadable is not None:
         return unreadable
@@ -497,17 +507,21 @@ def run(
     stdin_filename: str | None = None,
     cache: ResultCache | None = None,
     progress: RunProgress | None = None,
+    settings_for: SettingsFor | None = None,
 ) -> RunResult:
     """Check `paths` (files, directories, `-` for stdin); results are in discovery order.
 
     `jobs` worker processes (None: one per core); with one job, or one file, everything runs in this
     process.  Stdin is always checked here, since its bytes were read by this process.  With a
     cache, stored results are looked up here first, so that an unchanged tree starts no workers.
+    `settings_for` gives each file its own settings (project_settings.SettingsResolver).
     """
-    tasks = discover(paths, settings)
+    # Two arguments when there is no resolver: tests replace discover with two-argument stand-ins.
+    tasks = discover(paths, settings) if settings_for is None else discover(paths, settings, settings_for)
     if stdin_filename is not None:
+        own = settings_for(stdin_filename) if settings_for is not None else None
         tasks = [
-            FileTask(STDIN_PATH, stdin_filename) if task.path == STDIN_PATH else task for task in tasks
+            FileTask(STDIN_PATH, stdin_filename, settings=own) if task.path == STDIN_PATH else task for task in tasks
         ]
     if progress is not None:
         progress.started(len(tasks))

@@ -294,20 +294,24 @@ def test_normal_install_provides_scopelint_rules(tmp_path: Path) -> None:
     build_copy = tmp_path / "src"
     # Build from a copy so no build/ or egg-info is left in the repository.
     shutil.copytree(REPO, build_copy, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "build", ".pytest_cache"))
+    # Built in pip's isolated build environment from the project's own [build-system] requires, so
+    # that the result does not depend on the setuptools or wheel this machine happens to have.
+    # PYTHONPATH (set when running the suite from a checkout) would shadow the installed copy.
+    clean_env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     installed = subprocess.run(
-        [str(python), "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index", "-q", str(build_copy)],
-        capture_output=True, text=True, timeout=300,
+        [str(python), "-m", "pip", "install", "--no-deps", "-q", str(build_copy)],
+        capture_output=True, text=True, timeout=300, env=clean_env,
     )
     assert installed.returncode == 0, installed.stderr
     probe = subprocess.run(
         [str(python), "-c", "import scopelint, scopelint.rules as r; print(scopelint.__file__); print(r.__file__); print(r.rule_by_code_or_name('TFS900').RULE.name)"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, env=clean_env,
     )
     lines = probe.stdout.splitlines()
     assert probe.returncode == 0, probe.stderr
     assert str(environment) in lines[0] and lines[1].endswith(os.path.join("scopelint", "rules", "__init__.py"))
     assert lines[2] == "unused-noqa"
-    script = subprocess.run([str(environment / "bin" / "scopelint"), "rules"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    script = subprocess.run([str(environment / "bin" / "scopelint"), "rules"], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=clean_env)
     assert script.returncode == 0 and "TFS900  unused-noqa" in script.stdout
 
 
@@ -337,3 +341,133 @@ def test_module_end_to_end_with_the_real_analyzer(tmp_path: Path) -> None:
     ]
     clean = run_module("check", "--isolated", "shared.py", cwd=tmp_path)
     assert (clean.returncode, clean.stdout, clean.stderr) == (0, "All checks passed!\n", "")
+
+
+def test_verify_extra_installs_one_tensorflow() -> None:
+    """The `verify` extra names tf-keras only, whose own requirement brings the one TensorFlow
+    (naming tensorflow-cpu as well installed two TensorFlows side by side)."""
+    import importlib.metadata
+    import re
+
+    from scopelint.config import tomllib
+
+    extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["verify"]
+    names = {re.match(r"[A-Za-z0-9_.-]+", requirement).group(0).lower().replace("_", "-") for requirement in extra}
+    assert "tf-keras" in names
+    assert not {name for name in names if name.startswith("tensorflow")}, extra
+    brought = [r for r in importlib.metadata.requires("tf_keras") or [] if re.match(r"tensorflow\b(?!-)", r)]
+    assert brought, "tf-keras no longer requires tensorflow: the verify extra must name one itself"
+
+
+# --- file selection: .gitignore, ruff's globs, --force-exclude, each file's nearest configuration ----
+
+
+def _concise_files(capsys, *argv: str) -> set[str]:
+    _, out, _ = check(capsys, "--no-cache", "--output-format", "concise", *argv)
+    return {line.split(":", 1)[0].replace(os.sep, "/") for line in out.splitlines() if ": TFS" in line}
+
+
+def test_gitignore_is_respected_inside_a_git_work_tree(project: Path, fake_analyzer, capsys) -> None:
+    (project / ".git").mkdir()
+    (project / ".gitignore").write_text("junk/\nlogs/\n*_gen.py\n!keep_gen.py\n")
+    for name in ("junk/a.py", "logs/b.py", "pkg/x_gen.py", "pkg/keep_gen.py", "pkg/sub/deep.py"):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(TF_HEADER + IGNORES)
+    (project / "pkg" / ".gitignore").write_text("sub/\n")  # a nested .gitignore speaks for its folder
+    found = _concise_files(capsys)
+    assert found == {"model.py", "pkg/layers.py", "pkg/keep_gen.py"}
+    # --no-respect-gitignore walks everything; a named file is always checked.
+    assert {"junk/a.py", "logs/b.py", "pkg/x_gen.py", "pkg/sub/deep.py"} <= _concise_files(capsys, "--no-respect-gitignore")
+    assert _concise_files(capsys, "junk/a.py") == {"junk/a.py"}
+    # The key in the configuration.
+    (project / "pyproject.toml").write_text("[tool.scopelint]\nrespect-gitignore = false\n")
+    assert "junk/a.py" in _concise_files(capsys)
+
+
+def test_gitignore_is_not_read_outside_a_git_work_tree(project: Path, fake_analyzer, capsys) -> None:
+    (project / ".gitignore").write_text("pkg/\n")
+    assert "pkg/layers.py" in _concise_files(capsys)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "excluded"),
+    [
+        ("tests/**/*.py", {"tests/test_y.py", "tests/unit/test_z.py"}),
+        ("**/{tests,gen}/*", {"tests/test_y.py", "tests/unit/test_z.py", "pkg/gen/g.py"}),
+        ("./pkg/gen", {"pkg/gen/g.py"}),
+        ("pkg/gen/", {"pkg/gen/g.py"}),
+        ("gen", {"pkg/gen/g.py"}),
+        ("/tests", {"tests/test_y.py", "tests/unit/test_z.py"}),
+        ("unit", {"tests/unit/test_z.py"}),
+    ],
+)
+def test_exclude_globs_as_ruff(project: Path, fake_analyzer, capsys, pattern: str, excluded: set[str]) -> None:
+    for name in ("tests/test_y.py", "tests/unit/test_z.py", "pkg/gen/g.py"):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(TF_HEADER + IGNORES)
+    everything = _concise_files(capsys)
+    (project / "pyproject.toml").write_text(f'[tool.scopelint]\nextend-exclude = ["{pattern}"]\n')
+    assert everything - _concise_files(capsys) == excluded
+
+
+def test_per_file_ignores_globs_as_ruff(project: Path, fake_analyzer, capsys) -> None:
+    (project / "tests").mkdir()
+    (project / "tests" / "test_y.py").write_text(TF_HEADER + IGNORES)
+    (project / "pyproject.toml").write_text('[tool.scopelint.per-file-ignores]\n"tests/**/*.py" = ["TFS201"]\n"./pkg/*" = ["TFS201"]\n')
+    assert _concise_files(capsys) == {"model.py"}
+
+
+def test_force_exclude_applies_exclude_to_named_files(project: Path, fake_analyzer, capsys) -> None:
+    (project / "third_party").mkdir()
+    (project / "third_party" / "vendored.py").write_text(TF_HEADER + ALREADY)
+    (project / "pyproject.toml").write_text('[tool.scopelint]\nextend-exclude = ["third_party/*"]\n')
+    assert "third_party/vendored.py" in _concise_files(capsys, "third_party/vendored.py")
+    assert check(capsys, "--no-cache", "--force-exclude", "third_party/vendored.py", "clean.py") == (0, "All checks passed!\n", "")
+    assert check(capsys, "--no-cache", "--force-exclude", "third_party") == (0, "All checks passed!\n", "")
+    (project / "pyproject.toml").write_text('[tool.scopelint]\nextend-exclude = ["third_party/*"]\nforce-exclude = true\n')
+    assert check(capsys, "--no-cache", "third_party/vendored.py")[0] == 0
+    assert "third_party/vendored.py" in _concise_files(capsys, "--no-force-exclude", "third_party/vendored.py")
+
+
+def test_each_file_gets_its_nearest_configuration(project: Path, fake_analyzer, capsys) -> None:
+    (project / "src").mkdir()
+    (project / "src" / "a.py").write_text(TF_HEADER + ALREADY + IGNORES)
+    (project / "sub").mkdir()
+    (project / "sub" / "b.py").write_text(TF_HEADER + ALREADY + IGNORES)
+    (project / "sub" / "pyproject.toml").write_text('[tool.scopelint]\nignore = ["TFS201"]\n')
+
+    def codes(*paths: str) -> list[tuple[str, str]]:
+        _, out, _ = check(capsys, "--no-cache", "--output-format", "json", *paths)
+        return sorted((Path(f["filename"]).name, f["code"]) for f in json.loads(out))
+
+    expected = [("a.py", "TFS101"), ("a.py", "TFS201"), ("b.py", "TFS101")]
+    assert codes("src", "sub") == expected
+    assert codes("sub", "src") == expected
+    assert codes("sub/b.py", "src/a.py") == expected
+    # A scopelint.toml (top-level keys, as ruff.toml) in a deeper folder wins over the pyproject above.
+    (project / "sub" / "inner").mkdir()
+    (project / "sub" / "inner" / "c.py").write_text(TF_HEADER + ALREADY + IGNORES)
+    (project / "sub" / "inner" / "scopelint.toml").write_text('ignore = ["TFS101"]\n')
+    assert codes("sub") == [("b.py", "TFS101"), ("c.py", "TFS201")]
+    # Excludes of a nested configuration apply to its own folder.
+    (project / "sub" / "pyproject.toml").write_text('[tool.scopelint]\nextend-exclude = ["inner"]\n')
+    assert codes(".") == [("a.py", "TFS101"), ("a.py", "TFS201"), ("b.py", "TFS101"), ("b.py", "TFS201"),
+                          ("layers.py", "TFS201"), ("model.py", "TFS101"), ("model.py", "TFS201")]
+    # --config gives every file the same configuration.
+    (project / "strict.toml").write_text('[tool.scopelint]\nselect = ["TFS101"]\n')
+    assert {code for _, code in codes("--config", "strict.toml", "sub", "src")} == {"TFS101"}
+
+
+def test_a_broken_nested_configuration_is_a_usage_error(project: Path, fake_analyzer, capsys) -> None:
+    (project / "pkg" / "pyproject.toml").write_text('[tool.scopelint]\nselect = ["NOPE1"]\n')
+    code, out, err = check(capsys, "--no-cache", ".")
+    assert code == 2 and "unknown rule selector 'NOPE1'" in err and "Traceback" not in err
+
+
+def test_abbreviated_options_are_refused(project: Path, fake_analyzer, capsys) -> None:
+    """argparse took `--exit` for `--exit-zero` (and `--out` for `--output-format`)."""
+    assert cli.main(["check", "--exit"]) == 2
+    assert "unrecognized arguments: --exit" in capsys.readouterr().err
+    assert cli.main(["check", "--out", "json"]) == 2
+    assert cli.main(["rules", "--output", "json"]) == 2
+    assert check(capsys, "--no-cache", "--exit-zero")[0] == 0  # the full spelling still works

@@ -136,3 +136,27 @@ def test_more_specific_selector_wins_within_a_layer() -> None:
 
 def test_resolve_codes_for_per_file_ignores() -> None:
     assert resolve_codes(["TFS1", "variable-ignores-reuse"], RULES) == {"TFS101", "TFS102", "TFS201"}
+
+
+def test_configuration_is_read_without_tomllib(tmp_path: Path) -> None:
+    """Python 3.10 has no tomllib: the conditional dependency tomli reads the configuration there.
+
+    Simulated on a newer Python by a module on PYTHONPATH that makes `import tomllib` fail."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("tomli", reason="tomli is in the test extra")
+    repo = Path(__file__).resolve().parents[1]
+    shim = write(tmp_path / "shim" / "tomllib.py", "raise ModuleNotFoundError(\"No module named 'tomllib'\")\n")
+    project = tmp_path / "project"
+    write(project / "pyproject.toml", '[tool.scopelint]\nselect = ["TFS1"]\nignore = ["TFS101"]\n')
+    probe = (
+        "import sys; from pathlib import Path; from scopelint.config import discover_config\n"
+        "config = discover_config(Path('.'))\n"
+        "print(config.select, config.ignore)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(shim.parent), str(repo)])}
+    result = subprocess.run([sys.executable, "-c", probe], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "('TFS1',) ('TFS101',)\n"

@@ -64,6 +64,10 @@ def test_hook_fails_on_a_bad_file_and_passes_on_a_good_one(tmp_path: Path) -> No
     (consumer / "bad.py").write_text(BAD)
     (consumer / "good.py").write_text(GOOD)
     (consumer / "notes.txt").write_text("not python\n")
+    # Excluded by the consumer's configuration: pre-commit names it, the hook must still skip it.
+    (consumer / "third_party").mkdir()
+    (consumer / "third_party" / "vendored.py").write_text(BAD)
+    (consumer / "pyproject.toml").write_text('[tool.scopelint]\nextend-exclude = ["third_party/*"]\n')
     _git("add", ".", cwd=consumer)
 
     environment = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "NO_COLOR": "1"}
@@ -78,6 +82,23 @@ def test_hook_fails_on_a_bad_file_and_passes_on_a_good_one(tmp_path: Path) -> No
     assert "scopelint" in failing.stdout and "Failed" in failing.stdout
     assert "bad.py:5:10: TFS101" in failing.stdout
 
-    passing = run_hook("good.py", "notes.txt")
+    passing = run_hook("good.py", "notes.txt", "third_party/vendored.py")
     assert passing.returncode == 0, passing.stdout + passing.stderr
     assert "Passed" in passing.stdout and "TFS" not in passing.stdout
+
+
+def test_readme_hook_revision_is_a_real_tag_or_a_commit() -> None:
+    """The README's `rev:` once named v0.1.0, a tag that does not exist."""
+    import re
+
+    readme = (REPO / "README.md").read_text()
+    (line,) = [line for line in readme.splitlines() if re.match(r"\s*rev:", line)]
+    value = line.split(":", 1)[1].split("#")[0].strip()
+    tags = _git("tag", "--list", cwd=REPO).split() if shutil.which("git") and (REPO / ".git").exists() else []
+    assert value in tags or "commit" in line.lower(), line
+
+
+def test_hook_manifest_passes_force_exclude() -> None:
+    manifest = (REPO / ".pre-commit-hooks.yaml").read_text()
+    (entry,) = [line for line in manifest.splitlines() if line.strip().startswith("entry:")]
+    assert entry.split(":", 1)[1].split() == ["scopelint", "check", "--force-exclude"]
