@@ -18,7 +18,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from scopelint.analysis import project
+from scopelint.analysis import generators, project
 from scopelint.analysis.positions import Positions, walk
 
 from scopelint.analysis import ParseFailure
@@ -28,6 +28,7 @@ from scopelint.analysis.values import (
     Builtin,
     BoundMethod,
     Env,
+    GeneratorContext,
     Instance,
     ModuleValue,
     PartialStr,
@@ -141,6 +142,8 @@ class Interpreter:
         self.current_callee = ""
         # FunctionDefs with an unused `reuse` parameter, reported when they create variables.
         self.unused_reuse_params: dict[int, cst.FunctionDef] = {}
+        # Set by `with` over a @contextmanager generator for the call it is about to make.
+        self.pending_yield_hook: Any = None
         tfapi.install_devices(self.graph)
 
     # ------------------------------------------------------------------ sites
@@ -385,6 +388,9 @@ class Interpreter:
             return
         item, rest = items[0], items[1:]
         manager = self.eval(item.item, env)
+        if isinstance(manager, GeneratorContext):
+            generators.exec_generator_with(self, manager, node, item, rest, env)
+            return
         entered = self.tfapi.enter_context(self, manager, item.item)
         try:
             if item.asname is not None:
@@ -412,6 +418,8 @@ class Interpreter:
         for decorator in node.decorators:
             name = _dotted(decorator.decorator) if not isinstance(decorator.decorator, cst.Call) \
                 else _dotted(decorator.decorator.func)
+            if name is not None and name.split(".")[-1] == "contextmanager":
+                function.is_contextmanager = True
             if name in ("staticmethod",):
                 function.is_static = True
             elif name in ("classmethod",):
@@ -459,6 +467,9 @@ class Interpreter:
         if isinstance(node, cst.FunctionDef):
             self.module.executed_defs.add(id(node))
         env = Env(function.closure)
+        if self.pending_yield_hook is not None:
+            env.vars[generators.YIELD_HOOK] = self.pending_yield_hook
+            self.pending_yield_hook = None
         params = node.params
         positional = list(params.posonly_params) + list(params.params)
         if receiver is not None:
@@ -526,6 +537,10 @@ class Interpreter:
 
     def call_value(self, callee: Any, args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
         self.tick()
+        if isinstance(callee, UserFunction) and callee.is_contextmanager:
+            return GeneratorContext(callee, list(args), dict(kwargs), node)
+        if isinstance(callee, BoundMethod) and callee.function.is_contextmanager:
+            return GeneratorContext(callee.function, list(args), dict(kwargs), node, callee.receiver)
         if isinstance(callee, UserFunction):
             return self.call_user(callee, args, dict(kwargs), node)
         if isinstance(callee, BoundMethod):
@@ -793,7 +808,19 @@ class Interpreter:
             return ...
         if isinstance(node, cst.Await):
             return UNKNOWN
+        if isinstance(node, cst.Yield):
+            return self.eval_yield(node, env)
         return UNKNOWN
+
+    def eval_yield(self, node: cst.Yield, env: Env) -> Any:
+        """`yield` in a @contextmanager generator entered by `with` runs the with body here."""
+        try:
+            hook = env.lookup(generators.YIELD_HOOK)
+        except KeyError:
+            return UNKNOWN
+        value = self.eval(node.value, env) if isinstance(node.value, cst.BaseExpression) else None
+        hook(value)
+        return None  # what `with` sends back
 
     def lookup(self, name: str, env: Env) -> Any:
         try:
