@@ -47,3 +47,55 @@ def test_a_contextmanager_that_never_yields_ends_the_run() -> None:
         "    tf.get_variable('body', [1])\n"
     )
     assert _names(source) == ["before"]
+
+
+def test_introspection_stays_unknown_where_it_is_not_proven() -> None:
+    # A class with an unknown base may have any attribute and ancestor; an instance handed to code
+    # the analysis does not follow (setattr here) may have gained attributes there.
+    source = (
+        "import tensorflow.compat.v1 as tf\n"
+        "from somewhere import Layer\n"
+        "class A(Layer):\n"
+        "    pass\n"
+        "class B:\n"
+        "    pass\n"
+        "a = A()\n"
+        "b = B()\n"
+        "setattr(b, NAME, 1)\n"
+        "if isinstance(a, dict):\n"
+        "    tf.get_variable('w1', [1])\n"
+        "if hasattr(a, 'x'):\n"
+        "    tf.get_variable('w2', [1])\n"
+        "if not hasattr(b, 'y'):\n"
+        "    tf.get_variable('w3', [1])\n"
+        "if callable(a):\n"
+        "    tf.get_variable('w4', [1])\n"
+        "if not hasattr(B(), 'y'):\n"
+        "    tf.get_variable('w5', [1])\n"
+    )
+    trace = analyze_source(source, "m.py")
+    assert [(r.name, r.certain) for r in trace.variables] == [
+        ("w1", False), ("w2", False), ("w3", False), ("w4", False), ("w5", True)]
+
+
+def test_super_in_a_classmethod_and_a_diamond() -> None:
+    source = (
+        "import tensorflow.compat.v1 as tf\n"
+        "class A:\n"
+        "    def name(self):\n"
+        "        return 'a'\n"
+        "class B(A):\n"
+        "    def name(self):\n"
+        "        return 'b' + super().name()\n"
+        "class C(A):\n"
+        "    def name(self):\n"
+        "        return 'c' + super().name()\n"
+        "class D(B, C):\n"
+        "    def name(self):\n"
+        "        return 'd' + super().name()\n"
+        "    @classmethod\n"
+        "    def make(cls):\n"
+        "        return super().__new__(cls)\n"
+        "tf.get_variable(D().name(), [1])\n"
+    )
+    assert _names(source) == ["dbca"]

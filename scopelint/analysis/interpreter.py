@@ -18,7 +18,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from scopelint.analysis import generators, project
+from scopelint.analysis import builtins_model, generators, project
 from scopelint.analysis.positions import Positions, walk
 
 from scopelint.analysis import ParseFailure
@@ -404,6 +404,9 @@ class Interpreter:
         class_env = Env(env)
         self.exec_block(node.body, class_env)
         cls = UserClass(node.name.value, dict(class_env.vars), bases)
+        for attr in cls.attrs.values():
+            if isinstance(attr, UserFunction) and attr.closure is class_env and attr.owner_class is None:
+                attr.owner_class = cls  # Python's __class__ cell, for zero-argument super()
         env.assign(node.name.value, cls)
 
     # ------------------------------------------------------------------ functions
@@ -450,6 +453,7 @@ class Interpreter:
                   call_node: cst.CSTNode, receiver: Any = None, unknown_args: bool = False) -> Any:
         if len(self.frames) >= self.max_call_depth:
             self.graph.note_unmodelled_creation()
+            builtins_model.mark_escaped([receiver, *args, *kwargs.values()])
             return UNKNOWN
         caller_module = self.module
         if function.module is not None:
@@ -501,6 +505,9 @@ class Interpreter:
         if params.star_kwarg is not None:
             bound[params.star_kwarg.name.value] = UNKNOWN if unknown_args else dict(kwargs)
         env.vars.update(bound)
+        if function.owner_class is not None and positional:
+            env.vars[builtins_model.SUPER_CLASS] = function.owner_class
+            env.vars[builtins_model.SUPER_SELF] = bound.get(positional[0].name.value, UNKNOWN)
         if isinstance(node, cst.Lambda):
             return self.eval(node.body, env)
         key = function.name
@@ -558,6 +565,7 @@ class Interpreter:
             return UNKNOWN
         if isinstance(callee, Builtin):
             return self.call_builtin(callee.name, args, kwargs)
+        builtins_model.mark_escaped([*args, *kwargs.values()])
         handled = self.tfapi.call(self, callee, args, kwargs, node)
         if handled is not NotImplemented:
             return handled
@@ -854,9 +862,12 @@ class Interpreter:
                 args.append(value)
         if isinstance(callee, tuple) and callee and callee[0] == "__method__":
             return self.call_method(callee[1], callee[2], args, kwargs)
+        if isinstance(callee, Builtin) and callee.name == "super":
+            return builtins_model.make_super(self, args, env)  # zero-argument form reads the method's env
         return self.call_value(callee, args, kwargs, node)
 
     def _unknown_call(self, callee: Any, node: cst.Call) -> Any:
+        builtins_model.mark_escaped([callee.receiver] if isinstance(callee, BoundMethod) else [])
         if isinstance(callee, (TFRef, UserFunction, BoundMethod)):
             self.graph.note_unmodelled_creation()
         return UNKNOWN
@@ -902,7 +913,11 @@ class Interpreter:
             op = _COMPARISONS.get(type(target.operator))
             if op is None:
                 return UNKNOWN
-            if isinstance(target.operator, (cst.Is, cst.IsNot)) and (left is None or right is None):
+            if isinstance(target.operator, (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)) \
+                    and builtins_model.is_class_like(left) and builtins_model.is_class_like(right):
+                same = builtins_model.same_class(left, right)
+                outcome = same if isinstance(target.operator, (cst.Is, cst.Equal)) else not same
+            elif isinstance(target.operator, (cst.Is, cst.IsNot)) and (left is None or right is None):
                 if left is UNKNOWN or right is UNKNOWN:
                     return UNKNOWN
                 outcome = op(left, right)
@@ -1027,9 +1042,16 @@ class Interpreter:
     def getattr(self, owner: Any, name: str, node: cst.CSTNode) -> Any:
         if isinstance(owner, TFRef):
             return self.tfapi.resolve_path(self.tfapi.canonical(f"{owner.path}.{name}"))
+        if isinstance(owner, builtins_model.SuperValue):
+            return builtins_model.super_getattr(self, owner, name, node)
         if isinstance(owner, Instance):
             if name in owner.attrs:
                 return owner.attrs[name]
+            if name == "__class__":
+                return owner.cls
+            if name == "__dict__":
+                owner.escaped = True  # written through the dict: attributes the analysis cannot see
+                return UNKNOWN
             attr = owner.cls.lookup(name)
             if isinstance(attr, UserFunction):
                 if attr.is_static:
@@ -1040,6 +1062,8 @@ class Interpreter:
             return attr
         if isinstance(owner, ModuleValue):
             return owner.env.vars.get(name, UNKNOWN)
+        if isinstance(owner, (UserClass, Builtin)) and name == "__name__" and "__name__" not in getattr(owner, "attrs", {}):
+            return owner.name
         if isinstance(owner, UserClass):
             attr = owner.lookup(name)
             if isinstance(attr, UserFunction) and attr.is_classmethod:
@@ -1104,9 +1128,22 @@ class Interpreter:
         if name in ("exec", "eval", "__import__"):
             self.graph.note_unmodelled_creation()  # code the analysis cannot see may build the graph
             return UNKNOWN
-        if name in ("isinstance", "hasattr", "getattr", "callable", "id", "type", "super", "vars", "open", "input", "iter", "next"):
-            if name == "getattr" and len(args) >= 2 and isinstance(args[1], str):
-                return self.getattr(args[0], args[1], None)  # type: ignore[arg-type]
+        if name == " noop":
+            return None
+        if name == "isinstance" and len(args) == 2:
+            return builtins_model.isinstance_(args[0], args[1])
+        if name == "issubclass" and len(args) == 2:
+            return builtins_model.issubclass_(args[0], args[1])
+        if name == "type" and len(args) == 1:
+            return builtins_model.type_of(args[0])
+        if name == "hasattr" and len(args) == 2:
+            return builtins_model.has_attribute(self, args[0], args[1])
+        if name == "getattr":
+            return builtins_model.get_attribute(self, args, None)
+        if name == "callable" and len(args) == 1:
+            return builtins_model.callable_(args[0])
+        if name in ("isinstance", "issubclass", "hasattr", "callable", "id", "type", "super", "vars", "open",
+                    "input", "iter", "next", "object"):
             return UNKNOWN
         if name == "range":
             if known and all(isinstance(a, int) for a in args):
@@ -1162,7 +1199,7 @@ class Interpreter:
 
 _BUILTINS = frozenset({
     "print", "exec", "eval", "__import__", "isinstance", "hasattr", "getattr", "callable", "id", "type",
-    "super", "vars", "open",
+    "super", "vars", "open", "issubclass", "object",
     "input", "iter", "next", "range", "len", "enumerate", "zip", "reversed", "sorted", "list", "tuple",
     "dict", "set", "sum", "min", "max", "any", "all", "int", "float", "str", "bool", "abs", "round",
     "repr", "divmod", "pow", "format", "hex", "chr", "ord",

@@ -221,6 +221,8 @@ class UserClass:
 class Instance:
     cls: UserClass
     attrs: dict[str, Any] = field(default_factory=dict)
+    # Handed to code the analysis does not follow: it may have gained attributes there.
+    escaped: bool = False
 
 
 @dataclass(eq=False)
