@@ -74,7 +74,7 @@ _COMPARISONS = {
     cst.Is: operator.is_, cst.IsNot: operator.is_not, cst.In: lambda a, b: a in b,
     cst.NotIn: lambda a, b: a not in b,
 }
-_PRIMITIVES = (str, int, float, bool, type(None), tuple, list, dict, range)
+_PRIMITIVES = (str, int, float, bool, type(None), tuple, list, dict, range, set, frozenset)
 
 
 class _Return(Exception):
@@ -743,7 +743,7 @@ class Interpreter:
                 return tuple(items)
             if isinstance(node, cst.List):
                 return items
-            return UNKNOWN
+            return _known_set(items)
         if isinstance(node, cst.Dict):
             result: dict[Any, Any] = {}
             for element in node.elements:
@@ -807,7 +807,7 @@ class Interpreter:
         if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
             return self.eval_comprehension(node, env)
         if isinstance(node, cst.DictComp):
-            return UNKNOWN
+            return self.eval_comprehension(node, env)
         if isinstance(node, cst.NamedExpr):
             value = self.eval(node.value, env)
             self.assign(node.target, value, env)
@@ -961,7 +961,10 @@ class Interpreter:
 
         def run(clauses: list[cst.CompFor], scope: Env) -> bool:
             if not clauses:
-                results.append(self.eval(node.elt, scope))
+                if isinstance(node, cst.DictComp):
+                    results.append((self.eval(node.key, scope), self.eval(node.value, scope)))
+                else:
+                    results.append(self.eval(node.elt, scope))
                 return True
             clause = clauses[0]
             items = self.iterate(self.eval(clause.iter, scope))
@@ -988,7 +991,11 @@ class Interpreter:
         if not run(clauses, Env(env)):
             return UNKNOWN
         if isinstance(node, cst.SetComp):
-            return UNKNOWN
+            return _known_set(results)
+        if isinstance(node, cst.DictComp):
+            if not all(is_known(key) and _hashable(key) for key, _ in results):
+                return UNKNOWN
+            return dict(results)
         return results
 
     # ------------------------------------------------------------------ operations
@@ -1037,6 +1044,9 @@ class Interpreter:
             return list(value) if len(value) <= MAX_LOOP_ITERATIONS * 4 else None
         if isinstance(value, dict):
             return list(value.keys())
+        if isinstance(value, (set, frozenset)):
+            # Iteration order of a set of strings changes from run to run (hash randomisation).
+            return list(value) if all(isinstance(item, int) for item in value) else None
         return self.tfapi.iterate(value)
 
     def getattr(self, owner: Any, name: str, node: cst.CSTNode) -> Any:
@@ -1069,7 +1079,7 @@ class Interpreter:
             if isinstance(attr, UserFunction) and attr.is_classmethod:
                 return BoundMethod(attr, owner)
             return attr
-        if isinstance(owner, (str, list, dict, tuple)) and not isinstance(owner, PartialStr):
+        if isinstance(owner, (str, list, dict, tuple, set, frozenset)) and not isinstance(owner, PartialStr):
             return ("__method__", owner, name)
         return self.tfapi.getattr_value(self, owner, name, node)
 
@@ -1117,6 +1127,16 @@ class Interpreter:
                 return getattr(owner, name)(*args, **kwargs)
             except Exception:  # noqa: BLE001
                 return UNKNOWN
+        if isinstance(owner, (set, frozenset)) and name in _SET_METHODS:
+            if name in _SET_MUTATIONS and (self.graph.speculative or isinstance(owner, frozenset)):
+                return UNKNOWN
+            if not all(is_known(v) and (_hashable(v) or isinstance(v, (list, tuple, set, frozenset, dict)))
+                       for v in args):
+                return UNKNOWN
+            try:
+                return getattr(owner, name)(*args, **kwargs)
+            except Exception:  # noqa: BLE001
+                return UNKNOWN
         if isinstance(owner, (list, tuple)) and name in ("index", "count"):
             return UNKNOWN
         return UNKNOWN
@@ -1153,11 +1173,16 @@ class Interpreter:
                     return UNKNOWN
             return UNKNOWN
         if name in ("len",):
-            if args and isinstance(args[0], (list, tuple, dict, str, range)) and not isinstance(args[0], PartialStr):
+            if args and isinstance(args[0], (list, tuple, dict, str, range, set, frozenset)) \
+                    and not isinstance(args[0], PartialStr):
                 return len(args[0])
             return self.tfapi.length(args[0]) if args else UNKNOWN
-        if name in ("enumerate", "zip", "reversed", "sorted", "list", "tuple", "dict", "set", "sum", "min", "max", "any", "all"):
-            iterables = [self.iterate(a) if not isinstance(a, dict) or name != "dict" else a for a in args]
+        if name in ("enumerate", "zip", "reversed", "sorted", "list", "tuple", "dict", "set", "frozenset", "sum",
+                    "min", "max", "any", "all"):
+            # Whatever their iteration order, these give the same result for a set.
+            unordered = name in ("sorted", "set", "frozenset", "sum", "min", "max", "any", "all")
+            iterables = [list(a) if unordered and isinstance(a, (set, frozenset))
+                         else self.iterate(a) if not isinstance(a, dict) or name != "dict" else a for a in args]
             if any(i is None for i in iterables) or not known and name not in ("enumerate", "zip", "list", "tuple", "reversed"):
                 return UNKNOWN
             try:
@@ -1172,8 +1197,9 @@ class Interpreter:
                     return list(iterables[0]) if iterables else []
                 if name == "tuple":
                     return tuple(iterables[0]) if iterables else ()
-                if name == "set":
-                    return UNKNOWN
+                if name in ("set", "frozenset"):
+                    built = _known_set(iterables[0]) if iterables else set()
+                    return frozenset(built) if name == "frozenset" and built is not UNKNOWN else built
                 if name == "dict":
                     return dict(args[0] if args else {}, **kwargs)
                 return {"sorted": sorted, "sum": sum, "min": min, "max": max, "any": any, "all": all}[name](
@@ -1202,8 +1228,13 @@ _BUILTINS = frozenset({
     "super", "vars", "open", "issubclass", "object",
     "input", "iter", "next", "range", "len", "enumerate", "zip", "reversed", "sorted", "list", "tuple",
     "dict", "set", "sum", "min", "max", "any", "all", "int", "float", "str", "bool", "abs", "round",
-    "repr", "divmod", "pow", "format", "hex", "chr", "ord",
+    "repr", "divmod", "pow", "format", "hex", "chr", "ord", "frozenset",
 })
+_SET_METHODS = frozenset({
+    "add", "discard", "remove", "update", "union", "intersection", "difference", "symmetric_difference",
+    "issubset", "issuperset", "isdisjoint", "copy",
+})
+_SET_MUTATIONS = frozenset({"add", "discard", "remove", "update"})
 _SAFE_STR_METHODS = frozenset({
     "format", "join", "split", "rsplit", "replace", "lower", "upper", "strip", "rstrip", "lstrip",
     "startswith", "endswith", "title", "capitalize", "zfill", "rjust", "ljust", "count", "find",
@@ -1321,6 +1352,13 @@ def _immutable(value: Any) -> bool:
     return value is UNKNOWN or isinstance(value, (UserFunction, UserClass, ModuleValue, TFRef, Builtin))
 
 
+def _known_set(items: list[Any]) -> Any:
+    """A Python set of known, hashable items, else UNKNOWN."""
+    if not all(is_known(item) and _hashable(item) for item in items):
+        return UNKNOWN
+    return set(items)
+
+
 def _same(a: Any, b: Any) -> bool:
     if a is b:
         return True
@@ -1336,6 +1374,8 @@ def _primitive(value: Any) -> bool:
         return all(_primitive(v) for v in value)
     if isinstance(value, dict):
         return all(_primitive(k) and _primitive(v) for k, v in value.items())
+    if isinstance(value, (set, frozenset)):
+        return all(_primitive(v) for v in value)
     return isinstance(value, (str, int, float, bool, type(None), range))
 
 
