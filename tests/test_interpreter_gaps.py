@@ -99,3 +99,49 @@ def test_super_in_a_classmethod_and_a_diamond() -> None:
         "tf.get_variable(D().name(), [1])\n"
     )
     assert _names(source) == ["dbca"]
+
+
+def test_containers_changed_where_the_analysis_cannot_follow_become_unknown() -> None:
+    # Each container below may or may not hold what it held: a variable built from it is uncertain.
+    source = (
+        "import sys\n"
+        "import tensorflow.compat.v1 as tf\n"
+        "cond = len(sys.argv) > 5\n"
+        "d = {'a': 1}\n"
+        "if cond:\n"
+        "    d.update(b=2)\n"
+        "e = {'a': 1}\n"
+        "def add(key):\n"
+        "    if cond:\n"
+        "        e[key] = 2\n"
+        "add('b')\n"
+        "alias = f = [1]\n"
+        "for _ in sys.argv:\n"
+        "    f += [2]\n"
+        "g = [1, 2]\n"
+        "g.insert(len(sys.argv), 3)\n"
+        "h = {'a': 1, 'b': 2}\n"
+        "if cond:\n"
+        "    del h['b']\n"
+        "tf.get_variable('d%d' % len(d), [1])\n"
+        "tf.get_variable('e%d' % ('b' in e), [1])\n"
+        "tf.get_variable('alias%d' % len(alias), [1])\n"
+        "tf.get_variable('g%d' % g[-1], [1])\n"
+        "tf.get_variable('h%d' % len(h), [1])\n"
+    )
+    trace = analyze_source(source, "m.py")
+    assert [record.certain for record in trace.variables] == [False] * 5
+
+
+def test_certain_mutations_stay_known_and_shared_by_aliases() -> None:
+    source = (
+        "import tensorflow.compat.v1 as tf\n"
+        "a = b = [1]\n"
+        "b += [2]\n"
+        "d = {'x': 1, 'y': 2}\n"
+        "del d['x']\n"
+        "s = {1}\n"
+        "s.add(2)\n"
+        "tf.get_variable('v%d_%d_%d' % (len(a), len(d), len(s)), [1])\n"
+    )
+    assert _names(source) == ["v2_1_2"]

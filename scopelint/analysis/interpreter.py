@@ -144,6 +144,10 @@ class Interpreter:
         self.unused_reuse_params: dict[int, cst.FunctionDef] = {}
         # Set by `with` over a @contextmanager generator for the call it is about to make.
         self.pending_yield_hook: Any = None
+        # Containers whose contents are no longer known (mutated on a path that may not run, or
+        # by an operation the analysis cannot compute), by id; the objects are kept so ids stay
+        # unique.  Python values cannot be made unknown in place, so every read checks this.
+        self.forgotten: dict[int, Any] = {}
         tfapi.install_devices(self.graph)
 
     # ------------------------------------------------------------------ sites
@@ -288,6 +292,14 @@ class Interpreter:
             current = self.eval(node.target, env)
             value = self.binop(type(node.operator).__name__.replace("Assign", ""), current,
                                self.eval(node.value, env))
+            if isinstance(current, (list, dict, set)) and not self.lost(current):
+                # `l += ...` changes the object in place: every alias sees it.
+                if self.graph.speculative or type(value) is not type(current):
+                    self.forget(current, env)
+                    value = UNKNOWN
+                else:
+                    _replace_contents(current, value)
+                    value = current
             self.assign(node.target, value, env)
         elif isinstance(node, cst.Return):
             raise _Return(self.eval(node.value, env) if node.value is not None else None)
@@ -310,7 +322,7 @@ class Interpreter:
         elif isinstance(node, cst.Nonlocal):
             pass
         elif isinstance(node, cst.Del):
-            pass
+            self.delete(node.target, env)
 
     def exec_if(self, node: cst.If, env: Env) -> None:
         condition = self.truth(self.eval(node.test, env))
@@ -696,17 +708,64 @@ class Interpreter:
                 owner.attrs[target.attr.value] = value
         elif isinstance(target, cst.Subscript):
             owner = self.eval(target.value, env)
-            if isinstance(owner, (dict, list)) and len(target.slice) == 1:
-                index = target.slice[0].slice
-                if isinstance(index, cst.Index):
-                    key = self.eval(index.value, env)
-                    if is_known(key) and _hashable(key):
-                        try:
-                            owner[key] = value if not self.graph.speculative else UNKNOWN
-                        except (IndexError, TypeError):
-                            pass
+            if isinstance(owner, (dict, list)) and not self.lost(owner):
+                index = target.slice[0].slice if len(target.slice) == 1 else None
+                key = self.eval(index.value, env) if isinstance(index, cst.Index) else UNKNOWN
+                if self.graph.speculative or not (is_known(key) and _hashable(key)):
+                    # A store that may not happen, or at an unknown key: the contents are unknown.
+                    self.forget(owner, env)
+                    return
+                try:
+                    owner[key] = value
+                except (IndexError, TypeError):
+                    self.forget(owner, env)
         elif isinstance(target, cst.StarredElement):
             self.assign(target.value, UNKNOWN, env)
+
+    def delete(self, target: cst.CSTNode, env: Env) -> None:
+        """`del x`, `del d[k]`, `del o.a`, `del a, b`."""
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self.delete(element.value, env)
+        elif isinstance(target, cst.Subscript):
+            owner = self.eval(target.value, env)
+            if isinstance(owner, (dict, list)) and not self.lost(owner):
+                index = target.slice[0].slice if len(target.slice) == 1 else None
+                key = self.eval(index.value, env) if isinstance(index, cst.Index) else UNKNOWN
+                if self.graph.speculative or not (is_known(key) and _hashable(key)):
+                    self.forget(owner, env)
+                    return
+                try:
+                    del owner[key]
+                except (IndexError, KeyError, TypeError):
+                    self.forget(owner, env)
+        elif isinstance(target, cst.Attribute):
+            owner = self.eval(target.value, env)
+            if isinstance(owner, Instance):
+                if self.graph.speculative:
+                    owner.attrs[target.attr.value] = UNKNOWN
+                else:
+                    owner.attrs.pop(target.attr.value, None)
+
+    # ------------------------------------------------------------------ unknown containers
+    def lost(self, value: Any) -> bool:
+        return id(value) in self.forgotten and self.forgotten[id(value)] is value
+
+    def forget(self, container: Any, env: Env | None) -> None:
+        """The contents of a list, dict or set are no longer known: every read of it from now on
+        is UNKNOWN, and the names and attributes holding it now hold UNKNOWN (so a join of
+        speculative branches sees the change)."""
+        self.forgotten[id(container)] = container
+        scope = env
+        while scope is not None:
+            for name, value in list(scope.vars.items()):
+                if value is container:
+                    scope.vars[name] = UNKNOWN
+                elif isinstance(value, Instance):
+                    for attr, held in list(value.attrs.items()):
+                        if held is container:
+                            value.attrs[attr] = UNKNOWN
+            scope = scope.parent
 
     # ------------------------------------------------------------------ expressions
     def eval(self, node: cst.CSTNode, env: Env) -> Any:
@@ -861,7 +920,7 @@ class Interpreter:
             else:
                 args.append(value)
         if isinstance(callee, tuple) and callee and callee[0] == "__method__":
-            return self.call_method(callee[1], callee[2], args, kwargs)
+            return self.call_method(callee[1], callee[2], args, kwargs, env)
         if isinstance(callee, Builtin) and callee.name == "super":
             return builtins_model.make_super(self, args, env)  # zero-argument form reads the method's env
         return self.call_value(callee, args, kwargs, node)
@@ -911,7 +970,7 @@ class Interpreter:
         for target in node.comparisons:
             right = self.eval(target.comparator, env)
             op = _COMPARISONS.get(type(target.operator))
-            if op is None:
+            if op is None or self.lost(left) or self.lost(right):
                 return UNKNOWN
             if isinstance(target.operator, (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)) \
                     and builtins_model.is_class_like(left) and builtins_model.is_class_like(right):
@@ -935,6 +994,8 @@ class Interpreter:
 
     def eval_subscript(self, node: cst.Subscript, env: Env) -> Any:
         value = self.eval(node.value, env)
+        if self.lost(value):
+            return UNKNOWN
         if len(node.slice) != 1:
             return self.tfapi.tensor_like(value)
         element = node.slice[0].slice
@@ -1000,7 +1061,7 @@ class Interpreter:
 
     # ------------------------------------------------------------------ operations
     def truth(self, value: Any) -> bool | None:
-        if value is UNKNOWN or isinstance(value, PartialStr):
+        if value is UNKNOWN or isinstance(value, PartialStr) or self.lost(value):
             return None
         if isinstance(value, _PRIMITIVES):
             return bool(value)
@@ -1036,7 +1097,7 @@ class Interpreter:
         return self.tfapi.tensor_binop(left, right)
 
     def iterate(self, value: Any) -> list[Any] | None:
-        if isinstance(value, PartialStr):
+        if isinstance(value, PartialStr) or self.lost(value):
             return None
         if isinstance(value, (list, tuple, str)):
             return list(value)
@@ -1083,36 +1144,57 @@ class Interpreter:
             return ("__method__", owner, name)
         return self.tfapi.getattr_value(self, owner, name, node)
 
-    def call_method(self, owner: Any, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        """Methods of known Python values: strings, lists, dicts."""
-        if isinstance(owner, list) and name in ("append", "extend", "insert", "pop", "reverse", "sort", "remove"):
-            if self.graph.speculative:
-                # A mutation that may not happen: the list's contents are no longer known.
-                owner.clear()
-                return UNKNOWN
+    def call_method(self, owner: Any, name: str, args: list[Any], kwargs: dict[str, Any],
+                    env: Env | None = None) -> Any:
+        """Methods of known Python values: strings, lists, dicts, sets."""
+        if self.lost(owner):
+            return UNKNOWN
+        mutation = name in _MUTATIONS.get(type(owner), ())
+        if mutation and self.graph.speculative:
+            # A mutation that may not happen: the contents are no longer known (never "empty").
+            self.forget(owner, env)
+            return UNKNOWN
+        if not mutation:
+            return self._call_method(owner, name, args, kwargs)
+        snapshot = _copy_contents(owner)
+        failed = object()
+        result = self._call_method(owner, name, args, kwargs, failed)
+        if result is failed:
+            # The analysis could not compute it (unknown arguments, or Python raised): unknown.
+            _replace_contents(owner, snapshot)
+            self.forget(owner, env)
+            return UNKNOWN
+        return result
+
+    def _call_method(self, owner: Any, name: str, args: list[Any], kwargs: dict[str, Any],
+                     failed: Any = UNKNOWN) -> Any:
+        if isinstance(owner, list) and name in _MUTATIONS[list]:
             if name == "extend":
                 items = self.iterate(args[0]) if args else None
                 if items is None:
-                    return UNKNOWN
+                    return failed
                 if len(owner) + len(items) > MAX_VALUE_LENGTH:
                     # `l.extend(l)` in a loop doubles it; the list cannot be made unknown in place
                     # (clearing it would make it known and empty), so this run ends as at the budget.
                     raise _Budget()
                 owner.extend(items)
                 return None
+            if name in ("insert", "pop", "remove") and not all(is_known(a) for a in args) \
+                    or name == "sort" and kwargs:
+                return failed
             try:
                 return getattr(owner, name)(*args, **kwargs)
             except Exception:  # noqa: BLE001
-                return UNKNOWN
-        if isinstance(owner, dict) and name in ("get", "items", "keys", "values", "update", "setdefault", "pop", "copy"):
-            if name in ("update", "setdefault", "pop") and self.graph.speculative:
-                return UNKNOWN
+                return failed
+        if isinstance(owner, dict) and name in ("get", "items", "keys", "values", "copy") + _MUTATIONS[dict]:
             if name in ("get", "setdefault", "pop") and args and not (is_known(args[0]) and _hashable(args[0])):
-                return UNKNOWN
+                return failed
+            if name == "update" and args and not isinstance(args[0], (dict, list, tuple)):
+                return failed
             try:
                 result = getattr(owner, name)(*args, **kwargs)
             except Exception:  # noqa: BLE001
-                return UNKNOWN
+                return failed
             if name in ("items", "keys", "values"):
                 return list(result)
             return result
@@ -1128,21 +1210,19 @@ class Interpreter:
             except Exception:  # noqa: BLE001
                 return UNKNOWN
         if isinstance(owner, (set, frozenset)) and name in _SET_METHODS:
-            if name in _SET_MUTATIONS and (self.graph.speculative or isinstance(owner, frozenset)):
-                return UNKNOWN
             if not all(is_known(v) and (_hashable(v) or isinstance(v, (list, tuple, set, frozenset, dict)))
                        for v in args):
-                return UNKNOWN
+                return failed
             try:
                 return getattr(owner, name)(*args, **kwargs)
             except Exception:  # noqa: BLE001
-                return UNKNOWN
+                return failed
         if isinstance(owner, (list, tuple)) and name in ("index", "count"):
             return UNKNOWN
         return UNKNOWN
 
     def call_builtin(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        known = all(is_known(v) for v in args) and all(is_known(v) for v in kwargs.values())
+        known = all(is_known(v) and not self.lost(v) for v in args) and all(is_known(v) for v in kwargs.values())
         if name == "print":
             return None
         if name in ("exec", "eval", "__import__"):
@@ -1174,14 +1254,14 @@ class Interpreter:
             return UNKNOWN
         if name in ("len",):
             if args and isinstance(args[0], (list, tuple, dict, str, range, set, frozenset)) \
-                    and not isinstance(args[0], PartialStr):
+                    and not isinstance(args[0], PartialStr) and not self.lost(args[0]):
                 return len(args[0])
             return self.tfapi.length(args[0]) if args else UNKNOWN
         if name in ("enumerate", "zip", "reversed", "sorted", "list", "tuple", "dict", "set", "frozenset", "sum",
                     "min", "max", "any", "all"):
             # Whatever their iteration order, these give the same result for a set.
             unordered = name in ("sorted", "set", "frozenset", "sum", "min", "max", "any", "all")
-            iterables = [list(a) if unordered and isinstance(a, (set, frozenset))
+            iterables = [None if self.lost(a) else list(a) if unordered and isinstance(a, (set, frozenset))
                          else self.iterate(a) if not isinstance(a, dict) or name != "dict" else a for a in args]
             if any(i is None for i in iterables) or not known and name not in ("enumerate", "zip", "list", "tuple", "reversed"):
                 return UNKNOWN
@@ -1232,9 +1312,14 @@ _BUILTINS = frozenset({
 })
 _SET_METHODS = frozenset({
     "add", "discard", "remove", "update", "union", "intersection", "difference", "symmetric_difference",
-    "issubset", "issuperset", "isdisjoint", "copy",
+    "issubset", "issuperset", "isdisjoint", "copy", "clear",
 })
-_SET_MUTATIONS = frozenset({"add", "discard", "remove", "update"})
+# Methods that change the object they are called on.
+_MUTATIONS: dict[type, tuple[str, ...]] = {
+    list: ("append", "extend", "insert", "pop", "reverse", "sort", "remove", "clear"),
+    dict: ("update", "setdefault", "pop", "popitem", "clear"),
+    set: ("add", "discard", "remove", "update", "clear"),
+}
 _SAFE_STR_METHODS = frozenset({
     "format", "join", "split", "rsplit", "replace", "lower", "upper", "strip", "rstrip", "lstrip",
     "startswith", "endswith", "title", "capitalize", "zfill", "rjust", "ljust", "count", "find",
@@ -1350,6 +1435,19 @@ def _immutable(value: Any) -> bool:
     if isinstance(value, tuple):
         return all(_immutable(item) for item in value)
     return value is UNKNOWN or isinstance(value, (UserFunction, UserClass, ModuleValue, TFRef, Builtin))
+
+
+def _copy_contents(container: Any) -> Any:
+    return container.copy()
+
+
+def _replace_contents(container: Any, contents: Any) -> None:
+    """Make a list, dict or set hold `contents`, in place (aliases see it)."""
+    if isinstance(container, list):
+        container[:] = contents
+    else:
+        container.clear()
+        container.update(contents)
 
 
 def _known_set(items: list[Any]) -> Any:
