@@ -145,3 +145,19 @@ def test_certain_mutations_stay_known_and_shared_by_aliases() -> None:
         "tf.get_variable('v%d_%d_%d' % (len(a), len(d), len(s)), [1])\n"
     )
     assert _names(source) == ["v2_1_2"]
+
+
+def test_a_graph_opened_in_an_unknown_branch_is_uncertain() -> None:
+    source = (
+        "import sys\n"
+        "import tensorflow.compat.v1 as tf\n"
+        "if len(sys.argv) > 5:\n"
+        "    with tf.Graph().as_default():\n"
+        "        tf.get_variable('w', [1])\n"
+        "        tf.get_variable('w', [1])\n"
+        "with tf.Graph().as_default():\n"
+        "    tf.get_variable('v', [1])\n"
+    )
+    trace = analyze_source(source, "m.py")
+    assert [(r.name, r.certain) for r in trace.variables] == [("w", False), ("v", True)]
+    assert [e.kind for e in trace.events if e.certain] == []
