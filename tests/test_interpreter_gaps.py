@@ -161,3 +161,16 @@ def test_a_graph_opened_in_an_unknown_branch_is_uncertain() -> None:
     trace = analyze_source(source, "m.py")
     assert [(r.name, r.certain) for r in trace.variables] == [("w", False), ("v", True)]
     assert [e.kind for e in trace.events if e.certain] == []
+
+
+def test_a_certain_creation_after_the_graph_became_incomplete_is_present_for_sure() -> None:
+    source = (
+        "import tensorflow.compat.v1 as tf\n"
+        "import unknown_lib\n"
+        "unknown_lib.build(tf.placeholder(tf.float32, [1]))\n"  # may create anything
+        "tf.get_variable('w', [1])\n"
+        "tf.get_variable('w', [1])\n"
+        "tf.get_variable(unknown_lib.NAME, [1])\n"
+    )
+    trace = analyze_source(source, "m.py")
+    assert [(e.kind, e.site.line) for e in trace.events if e.certain] == [("already_exists", 5)]
