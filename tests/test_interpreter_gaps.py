@@ -174,3 +174,21 @@ def test_a_certain_creation_after_the_graph_became_incomplete_is_present_for_sur
     )
     trace = analyze_source(source, "m.py")
     assert [(e.kind, e.site.line) for e in trace.events if e.certain] == [("already_exists", 5)]
+
+
+def test_an_imported_module_is_fresh_for_each_analysed_file(tmp_path) -> None:
+    # One file's analysis sets a class attribute of a shared module: the next file must not see it.
+    (tmp_path / "helper.py").write_text(
+        "import tensorflow.compat.v1 as tf\n"
+        "class Builder:\n"
+        "    reuse = False\n"
+        "    def build(self):\n"
+        "        with tf.variable_scope('net', reuse=Builder.reuse):\n"
+        "            tf.get_variable('w', [1])\n"
+        "        Builder.reuse = True\n"
+    )
+    source = "import tensorflow.compat.v1 as tf\nfrom helper import Builder\nBuilder().build()\n"
+    first = analyze_source(source, str(tmp_path / "a.py"))
+    second = analyze_source(source, str(tmp_path / "b.py"))
+    assert [e.kind for e in first.events if e.certain] == [e.kind for e in second.events if e.certain] == []
+    assert [r.name for r in second.variables if r.certain] == ["net/w"]

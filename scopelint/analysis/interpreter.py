@@ -630,6 +630,7 @@ class Interpreter:
         if cached is not None and cached.still_valid():
             self.loaded_modules.update(dict.fromkeys(cached.files, None))
             self.loaded_modules.update(cached.loaded)
+            cached.restore()  # class attributes as the module left them, whatever other files did
             return cached.value
         env = Env()
         module_name = dotted or file.parent.name
@@ -654,7 +655,10 @@ class Interpreter:
             # a global): later files checked in this process can reuse the result instead of
             # interpreting the module again.
             imported = {k: v for k, v in self.loaded_modules.items() if k not in loaded_before or k == key}
-            _PURE_MODULES[(key, loaded.path)] = _PureModule(value, imported, project.file_stamps(imported))
+            classes = _module_classes(env)
+            if classes is not None:
+                _PURE_MODULES[(key, loaded.path)] = _PureModule(value, imported, project.file_stamps(imported),
+                                                                 classes)
         return value
 
     def _graph_footprint(self) -> tuple[int, ...]:
@@ -1417,6 +1421,14 @@ class _PureModule:
     value: ModuleValue
     loaded: dict[str, ModuleValue | None]  # it and the project modules it imported
     stamps: tuple[tuple[str, int, int], ...]
+    # Its classes with their attributes right after the import: an analysis that sets a class
+    # attribute (`Model.built = True`) must not change what the next file sees.
+    classes: list[tuple[UserClass, dict[str, Any]]] = field(default_factory=list)
+
+    def restore(self) -> None:
+        for cls, attrs in self.classes:
+            cls.attrs.clear()
+            cls.attrs.update(attrs)
 
     @property
     def files(self) -> list[str]:
@@ -1427,6 +1439,23 @@ class _PureModule:
 
 
 _PURE_MODULES: dict[tuple[str, str], _PureModule] = {}
+
+
+def _module_classes(env: Env) -> list[tuple[UserClass, dict[str, Any]]] | None:
+    """Snapshots of the module's classes, or None when one holds a mutable attribute (a list or
+    dict shared by all instances, a mutable default argument): such a module is not shared."""
+    snapshots = []
+    for value in env.vars.values():
+        if isinstance(value, UserClass):
+            if not all(_immutable(attr) for attr in value.attrs.values()):
+                return None
+            snapshots.append((value, dict(value.attrs)))
+            functions = [attr for attr in value.attrs.values() if isinstance(attr, UserFunction)]
+        else:
+            functions = [value] if isinstance(value, UserFunction) else []
+        if any(not _immutable(default) for function in functions for default in function.defaults.values()):
+            return None
+    return snapshots
 
 
 def _immutable(value: Any) -> bool:
