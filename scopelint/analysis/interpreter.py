@@ -18,8 +18,8 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from scopelint.analysis import builtins_model, generators, project
 from scopelint.analysis import config_values as cfg
-from scopelint.analysis import project
 from scopelint.analysis.positions import Positions, walk
 
 from scopelint.analysis import ParseFailure
@@ -29,6 +29,7 @@ from scopelint.analysis.values import (
     Builtin,
     BoundMethod,
     Env,
+    GeneratorContext,
     Instance,
     ModuleValue,
     PartialStr,
@@ -74,7 +75,7 @@ _COMPARISONS = {
     cst.Is: operator.is_, cst.IsNot: operator.is_not, cst.In: lambda a, b: a in b,
     cst.NotIn: lambda a, b: a not in b,
 }
-_PRIMITIVES = (str, int, float, bool, type(None), tuple, list, dict, range)
+_PRIMITIVES = (str, int, float, bool, type(None), tuple, list, dict, range, set, frozenset)
 
 
 class _Return(Exception):
@@ -144,6 +145,12 @@ class Interpreter:
         self.current_callee = ""
         # FunctionDefs with an unused `reuse` parameter, reported when they create variables.
         self.unused_reuse_params: dict[int, cst.FunctionDef] = {}
+        # Set by `with` over a @contextmanager generator for the call it is about to make.
+        self.pending_yield_hook: Any = None
+        # Containers whose contents are no longer known (mutated on a path that may not run, or
+        # by an operation the analysis cannot compute), by id; the objects are kept so ids stay
+        # unique.  Python values cannot be made unknown in place, so every read checks this.
+        self.forgotten: dict[int, Any] = {}
         tfapi.install_devices(self.graph)
 
     # ------------------------------------------------------------------ sites
@@ -318,6 +325,14 @@ class Interpreter:
             current = self.eval(node.target, env)
             value = self.binop(type(node.operator).__name__.replace("Assign", ""), current,
                                self.eval(node.value, env))
+            if isinstance(current, (list, dict, set)) and not self.lost(current):
+                # `l += ...` changes the object in place: every alias sees it.
+                if self.graph.speculative or type(value) is not type(current):
+                    self.forget(current, env)
+                    value = UNKNOWN
+                else:
+                    _replace_contents(current, value)
+                    value = current
             self.assign(node.target, value, env)
         elif isinstance(node, cst.Return):
             raise _Return(self.eval(node.value, env) if node.value is not None else None)
@@ -340,7 +355,7 @@ class Interpreter:
         elif isinstance(node, cst.Nonlocal):
             pass
         elif isinstance(node, cst.Del):
-            pass
+            self.delete(node.target, env)
 
     def exec_if(self, node: cst.If, env: Env) -> None:
         condition = self.truth(self.eval(node.test, env))
@@ -418,6 +433,9 @@ class Interpreter:
             return
         item, rest = items[0], items[1:]
         manager = self.eval(item.item, env)
+        if isinstance(manager, GeneratorContext):
+            generators.exec_generator_with(self, manager, node, item, rest, env)
+            return
         entered = self.tfapi.enter_context(self, manager, item.item)
         try:
             if item.asname is not None:
@@ -431,6 +449,9 @@ class Interpreter:
         class_env = Env(env)
         self.exec_block(node.body, class_env)
         cls = UserClass(node.name.value, dict(class_env.vars), bases)
+        for attr in cls.attrs.values():
+            if isinstance(attr, UserFunction) and attr.closure is class_env and attr.owner_class is None:
+                attr.owner_class = cls  # Python's __class__ cell, for zero-argument super()
         env.assign(node.name.value, cls)
 
     # ------------------------------------------------------------------ functions
@@ -445,6 +466,8 @@ class Interpreter:
         for decorator in node.decorators:
             name = _dotted(decorator.decorator) if not isinstance(decorator.decorator, cst.Call) \
                 else _dotted(decorator.decorator.func)
+            if name is not None and name.split(".")[-1] == "contextmanager":
+                function.is_contextmanager = True
             if name in ("staticmethod",):
                 function.is_static = True
             elif name in ("classmethod",):
@@ -475,6 +498,7 @@ class Interpreter:
                   call_node: cst.CSTNode, receiver: Any = None, unknown_args: bool = False) -> Any:
         if len(self.frames) >= self.max_call_depth:
             self.graph.note_unmodelled_creation()
+            builtins_model.mark_escaped([receiver, *args, *kwargs.values()])
             return UNKNOWN
         caller_module = self.module
         if function.module is not None:
@@ -492,6 +516,9 @@ class Interpreter:
         if isinstance(node, cst.FunctionDef):
             self.module.executed_defs.add(id(node))
         env = Env(function.closure)
+        if self.pending_yield_hook is not None:
+            env.vars[generators.YIELD_HOOK] = self.pending_yield_hook
+            self.pending_yield_hook = None
         params = node.params
         positional = list(params.posonly_params) + list(params.params)
         if receiver is not None:
@@ -523,6 +550,9 @@ class Interpreter:
         if params.star_kwarg is not None:
             bound[params.star_kwarg.name.value] = UNKNOWN if unknown_args else dict(kwargs)
         env.vars.update(bound)
+        if function.owner_class is not None and positional:
+            env.vars[builtins_model.SUPER_CLASS] = function.owner_class
+            env.vars[builtins_model.SUPER_SELF] = bound.get(positional[0].name.value, UNKNOWN)
         if isinstance(node, cst.Lambda):
             return self.eval(node.body, env)
         key = function.name
@@ -559,6 +589,10 @@ class Interpreter:
 
     def call_value(self, callee: Any, args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
         self.tick()
+        if isinstance(callee, UserFunction) and callee.is_contextmanager:
+            return GeneratorContext(callee, list(args), dict(kwargs), node)
+        if isinstance(callee, BoundMethod) and callee.function.is_contextmanager:
+            return GeneratorContext(callee.function, list(args), dict(kwargs), node, callee.receiver)
         if isinstance(callee, UserFunction):
             return self.call_user(callee, args, dict(kwargs), node)
         if isinstance(callee, BoundMethod):
@@ -586,6 +620,7 @@ class Interpreter:
         # TensorFlow gets plain values: a flag's value is just its value there.
         args = [cfg.plain(value) for value in args]
         kwargs = {key: cfg.plain(value) for key, value in kwargs.items()}
+        builtins_model.mark_escaped([*args, *kwargs.values()])
         handled = self.tfapi.call(self, callee, args, kwargs, node)
         if handled is not NotImplemented:
             return handled
@@ -642,6 +677,7 @@ class Interpreter:
         if cached is not None and cached.still_valid():
             self.loaded_modules.update(dict.fromkeys(cached.files, None))
             self.loaded_modules.update(cached.loaded)
+            cached.restore()  # class attributes as the module left them, whatever other files did
             return cached.value
         env = Env()
         module_name = dotted or file.parent.name
@@ -666,7 +702,10 @@ class Interpreter:
             # a global): later files checked in this process can reuse the result instead of
             # interpreting the module again.
             imported = {k: v for k, v in self.loaded_modules.items() if k not in loaded_before or k == key}
-            _PURE_MODULES[(key, loaded.path)] = _PureModule(value, imported, project.file_stamps(imported))
+            classes = _module_classes(env)
+            if classes is not None:
+                _PURE_MODULES[(key, loaded.path)] = _PureModule(value, imported, project.file_stamps(imported),
+                                                                 classes)
         return value
 
     def _graph_footprint(self) -> tuple[int, ...]:
@@ -728,17 +767,64 @@ class Interpreter:
                 owner.attrs[target.attr.value] = value
         elif isinstance(target, cst.Subscript):
             owner = self.eval(target.value, env)
-            if isinstance(owner, (dict, list)) and len(target.slice) == 1:
-                index = target.slice[0].slice
-                if isinstance(index, cst.Index):
-                    key = self.eval(index.value, env)
-                    if is_known(key) and _hashable(key):
-                        try:
-                            owner[key] = value if not self.graph.speculative else UNKNOWN
-                        except (IndexError, TypeError):
-                            pass
+            if isinstance(owner, (dict, list)) and not self.lost(owner):
+                index = target.slice[0].slice if len(target.slice) == 1 else None
+                key = self.eval(index.value, env) if isinstance(index, cst.Index) else UNKNOWN
+                if self.graph.speculative or not (is_known(key) and _hashable(key)):
+                    # A store that may not happen, or at an unknown key: the contents are unknown.
+                    self.forget(owner, env)
+                    return
+                try:
+                    owner[key] = value
+                except (IndexError, TypeError):
+                    self.forget(owner, env)
         elif isinstance(target, cst.StarredElement):
             self.assign(target.value, UNKNOWN, env)
+
+    def delete(self, target: cst.CSTNode, env: Env) -> None:
+        """`del x`, `del d[k]`, `del o.a`, `del a, b`."""
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self.delete(element.value, env)
+        elif isinstance(target, cst.Subscript):
+            owner = self.eval(target.value, env)
+            if isinstance(owner, (dict, list)) and not self.lost(owner):
+                index = target.slice[0].slice if len(target.slice) == 1 else None
+                key = self.eval(index.value, env) if isinstance(index, cst.Index) else UNKNOWN
+                if self.graph.speculative or not (is_known(key) and _hashable(key)):
+                    self.forget(owner, env)
+                    return
+                try:
+                    del owner[key]
+                except (IndexError, KeyError, TypeError):
+                    self.forget(owner, env)
+        elif isinstance(target, cst.Attribute):
+            owner = self.eval(target.value, env)
+            if isinstance(owner, Instance):
+                if self.graph.speculative:
+                    owner.attrs[target.attr.value] = UNKNOWN
+                else:
+                    owner.attrs.pop(target.attr.value, None)
+
+    # ------------------------------------------------------------------ unknown containers
+    def lost(self, value: Any) -> bool:
+        return id(value) in self.forgotten and self.forgotten[id(value)] is value
+
+    def forget(self, container: Any, env: Env | None) -> None:
+        """The contents of a list, dict or set are no longer known: every read of it from now on
+        is UNKNOWN, and the names and attributes holding it now hold UNKNOWN (so a join of
+        speculative branches sees the change)."""
+        self.forgotten[id(container)] = container
+        scope = env
+        while scope is not None:
+            for name, value in list(scope.vars.items()):
+                if value is container:
+                    scope.vars[name] = UNKNOWN
+                elif isinstance(value, Instance):
+                    for attr, held in list(value.attrs.items()):
+                        if held is container:
+                            value.attrs[attr] = UNKNOWN
+            scope = scope.parent
 
     # ------------------------------------------------------------------ expressions
     def eval(self, node: cst.CSTNode, env: Env) -> Any:
@@ -775,7 +861,7 @@ class Interpreter:
                 return tuple(items)
             if isinstance(node, cst.List):
                 return items
-            return UNKNOWN
+            return _known_set(items)
         if isinstance(node, cst.Dict):
             result: dict[Any, Any] = {}
             for element in node.elements:
@@ -839,7 +925,7 @@ class Interpreter:
         if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
             return self.eval_comprehension(node, env)
         if isinstance(node, cst.DictComp):
-            return UNKNOWN
+            return self.eval_comprehension(node, env)
         if isinstance(node, cst.NamedExpr):
             value = self.eval(node.value, env)
             self.assign(node.target, value, env)
@@ -848,7 +934,19 @@ class Interpreter:
             return ...
         if isinstance(node, cst.Await):
             return UNKNOWN
+        if isinstance(node, cst.Yield):
+            return self.eval_yield(node, env)
         return UNKNOWN
+
+    def eval_yield(self, node: cst.Yield, env: Env) -> Any:
+        """`yield` in a @contextmanager generator entered by `with` runs the with body here."""
+        try:
+            hook = env.lookup(generators.YIELD_HOOK)
+        except KeyError:
+            return UNKNOWN
+        value = self.eval(node.value, env) if isinstance(node.value, cst.BaseExpression) else None
+        hook(value)
+        return None  # what `with` sends back
 
     def lookup(self, name: str, env: Env) -> Any:
         try:
@@ -881,10 +979,13 @@ class Interpreter:
             else:
                 args.append(value)
         if isinstance(callee, tuple) and callee and callee[0] == "__method__":
-            return self.call_method(callee[1], callee[2], args, kwargs)
+            return self.call_method(callee[1], callee[2], args, kwargs, env)
+        if isinstance(callee, Builtin) and callee.name == "super":
+            return builtins_model.make_super(self, args, env)  # zero-argument form reads the method's env
         return self.call_value(callee, args, kwargs, node)
 
     def _unknown_call(self, callee: Any, node: cst.Call) -> Any:
+        builtins_model.mark_escaped([callee.receiver] if isinstance(callee, BoundMethod) else [])
         if isinstance(callee, (TFRef, UserFunction, BoundMethod)):
             self.graph.note_unmodelled_creation()
         return UNKNOWN
@@ -928,7 +1029,7 @@ class Interpreter:
         for target in node.comparisons:
             right = self.eval(target.comparator, env)
             op = _COMPARISONS.get(type(target.operator))
-            if op is None:
+            if op is None or self.lost(left) or self.lost(right):
                 return UNKNOWN
             ordering = isinstance(target.operator, (cst.LessThan, cst.LessThanEqual, cst.GreaterThan,
                                                     cst.GreaterThanEqual))
@@ -937,7 +1038,11 @@ class Interpreter:
             if isinstance(right, cfg.Tagged):
                 self.config.on_compare(right, left, ordering)
             left, right = cfg.plain(left), cfg.plain(right)
-            if isinstance(target.operator, (cst.Is, cst.IsNot)) and (left is None or right is None):
+            if isinstance(target.operator, (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)) \
+                    and builtins_model.is_class_like(left) and builtins_model.is_class_like(right):
+                same = builtins_model.same_class(left, right)
+                outcome = same if isinstance(target.operator, (cst.Is, cst.Equal)) else not same
+            elif isinstance(target.operator, (cst.Is, cst.IsNot)) and (left is None or right is None):
                 if left is UNKNOWN or right is UNKNOWN:
                     return UNKNOWN
                 outcome = op(left, right)
@@ -955,6 +1060,8 @@ class Interpreter:
 
     def eval_subscript(self, node: cst.Subscript, env: Env) -> Any:
         value = self.eval(node.value, env)
+        if self.lost(value):
+            return UNKNOWN
         if len(node.slice) != 1:
             return self.tfapi.tensor_like(value)
         element = node.slice[0].slice
@@ -985,7 +1092,10 @@ class Interpreter:
 
         def run(clauses: list[cst.CompFor], scope: Env) -> bool:
             if not clauses:
-                results.append(self.eval(node.elt, scope))
+                if isinstance(node, cst.DictComp):
+                    results.append((self.eval(node.key, scope), self.eval(node.value, scope)))
+                else:
+                    results.append(self.eval(node.elt, scope))
                 return True
             clause = clauses[0]
             items = self.iterate(self.eval(clause.iter, scope))
@@ -1012,7 +1122,11 @@ class Interpreter:
         if not run(clauses, Env(env)):
             return UNKNOWN
         if isinstance(node, cst.SetComp):
-            return UNKNOWN
+            return _known_set(results)
+        if isinstance(node, cst.DictComp):
+            if not all(is_known(key) and _hashable(key) for key, _ in results):
+                return UNKNOWN
+            return dict(results)
         return results
 
     # ------------------------------------------------------------------ operations
@@ -1022,7 +1136,7 @@ class Interpreter:
             return bool(cfg.plain(value))
         if isinstance(value, cfg.ConfigObject):
             return True
-        if value is UNKNOWN or isinstance(value, PartialStr):
+        if value is UNKNOWN or isinstance(value, PartialStr) or self.lost(value):
             return None
         if isinstance(value, _PRIMITIVES):
             return bool(value)
@@ -1058,7 +1172,7 @@ class Interpreter:
         return self.tfapi.tensor_binop(left, right)
 
     def iterate(self, value: Any) -> list[Any] | None:
-        if isinstance(value, PartialStr):
+        if isinstance(value, PartialStr) or self.lost(value):
             return None
         if isinstance(value, (list, tuple, str)):
             return list(value)
@@ -1066,6 +1180,9 @@ class Interpreter:
             return list(value) if len(value) <= MAX_LOOP_ITERATIONS * 4 else None
         if isinstance(value, dict):
             return list(value.keys())
+        if isinstance(value, (set, frozenset)):
+            # Iteration order of a set of strings changes from run to run (hash randomisation).
+            return list(value) if all(isinstance(item, int) for item in value) else None
         return self.tfapi.iterate(value)
 
     def getattr(self, owner: Any, name: str, node: cst.CSTNode) -> Any:
@@ -1075,9 +1192,16 @@ class Interpreter:
             return owner.attr(self.config, name)
         if isinstance(owner, TFRef):
             return self.tfapi.resolve_path(self.tfapi.canonical(f"{owner.path}.{name}"))
+        if isinstance(owner, builtins_model.SuperValue):
+            return builtins_model.super_getattr(self, owner, name, node)
         if isinstance(owner, Instance):
             if name in owner.attrs:
                 return owner.attrs[name]
+            if name == "__class__":
+                return owner.cls
+            if name == "__dict__":
+                owner.escaped = True  # written through the dict: attributes the analysis cannot see
+                return UNKNOWN
             attr = owner.cls.lookup(name)
             if isinstance(attr, UserFunction):
                 if attr.is_static:
@@ -1088,45 +1212,68 @@ class Interpreter:
             return attr
         if isinstance(owner, ModuleValue):
             return owner.env.vars.get(name, UNKNOWN)
+        if isinstance(owner, (UserClass, Builtin)) and name == "__name__" and "__name__" not in getattr(owner, "attrs", {}):
+            return owner.name
         if isinstance(owner, UserClass):
             attr = owner.lookup(name)
             if isinstance(attr, UserFunction) and attr.is_classmethod:
                 return BoundMethod(attr, owner)
             return attr
-        if isinstance(owner, (str, list, dict, tuple)) and not isinstance(owner, PartialStr):
+        if isinstance(owner, (str, list, dict, tuple, set, frozenset)) and not isinstance(owner, PartialStr):
             return ("__method__", owner, name)
         return self.tfapi.getattr_value(self, owner, name, node)
 
-    def call_method(self, owner: Any, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        """Methods of known Python values: strings, lists, dicts."""
-        if isinstance(owner, list) and name in ("append", "extend", "insert", "pop", "reverse", "sort", "remove"):
-            if self.graph.speculative:
-                # A mutation that may not happen: the list's contents are no longer known.
-                owner.clear()
-                return UNKNOWN
+    def call_method(self, owner: Any, name: str, args: list[Any], kwargs: dict[str, Any],
+                    env: Env | None = None) -> Any:
+        """Methods of known Python values: strings, lists, dicts, sets."""
+        if self.lost(owner):
+            return UNKNOWN
+        mutation = name in _MUTATIONS.get(type(owner), ())
+        if mutation and self.graph.speculative:
+            # A mutation that may not happen: the contents are no longer known (never "empty").
+            self.forget(owner, env)
+            return UNKNOWN
+        if not mutation:
+            return self._call_method(owner, name, args, kwargs)
+        snapshot = _copy_contents(owner)
+        failed = object()
+        result = self._call_method(owner, name, args, kwargs, failed)
+        if result is failed:
+            # The analysis could not compute it (unknown arguments, or Python raised): unknown.
+            _replace_contents(owner, snapshot)
+            self.forget(owner, env)
+            return UNKNOWN
+        return result
+
+    def _call_method(self, owner: Any, name: str, args: list[Any], kwargs: dict[str, Any],
+                     failed: Any = UNKNOWN) -> Any:
+        if isinstance(owner, list) and name in _MUTATIONS[list]:
             if name == "extend":
                 items = self.iterate(args[0]) if args else None
                 if items is None:
-                    return UNKNOWN
+                    return failed
                 if len(owner) + len(items) > MAX_VALUE_LENGTH:
                     # `l.extend(l)` in a loop doubles it; the list cannot be made unknown in place
                     # (clearing it would make it known and empty), so this run ends as at the budget.
                     raise _Budget()
                 owner.extend(items)
                 return None
+            if name in ("insert", "pop", "remove") and not all(is_known(a) for a in args) \
+                    or name == "sort" and kwargs:
+                return failed
             try:
                 return getattr(owner, name)(*args, **kwargs)
             except Exception:  # noqa: BLE001
-                return UNKNOWN
-        if isinstance(owner, dict) and name in ("get", "items", "keys", "values", "update", "setdefault", "pop", "copy"):
-            if name in ("update", "setdefault", "pop") and self.graph.speculative:
-                return UNKNOWN
+                return failed
+        if isinstance(owner, dict) and name in ("get", "items", "keys", "values", "copy") + _MUTATIONS[dict]:
             if name in ("get", "setdefault", "pop") and args and not (is_known(args[0]) and _hashable(args[0])):
-                return UNKNOWN
+                return failed
+            if name == "update" and args and not isinstance(args[0], (dict, list, tuple)):
+                return failed
             try:
                 result = getattr(owner, name)(*args, **kwargs)
             except Exception:  # noqa: BLE001
-                return UNKNOWN
+                return failed
             if name in ("items", "keys", "values"):
                 return list(result)
             return result
@@ -1141,20 +1288,41 @@ class Interpreter:
                 return getattr(owner, name)(*args, **kwargs)
             except Exception:  # noqa: BLE001
                 return UNKNOWN
+        if isinstance(owner, (set, frozenset)) and name in _SET_METHODS:
+            if not all(is_known(v) and (_hashable(v) or isinstance(v, (list, tuple, set, frozenset, dict)))
+                       for v in args):
+                return failed
+            try:
+                return getattr(owner, name)(*args, **kwargs)
+            except Exception:  # noqa: BLE001
+                return failed
         if isinstance(owner, (list, tuple)) and name in ("index", "count"):
             return UNKNOWN
         return UNKNOWN
 
     def call_builtin(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        known = all(is_known(v) for v in args) and all(is_known(v) for v in kwargs.values())
+        known = all(is_known(v) and not self.lost(v) for v in args) and all(is_known(v) for v in kwargs.values())
         if name == "print":
             return None
         if name in ("exec", "eval", "__import__"):
             self.graph.note_unmodelled_creation()  # code the analysis cannot see may build the graph
             return UNKNOWN
-        if name in ("isinstance", "hasattr", "getattr", "callable", "id", "type", "super", "vars", "open", "input", "iter", "next"):
-            if name == "getattr" and len(args) >= 2 and isinstance(args[1], str):
-                return self.getattr(args[0], args[1], None)  # type: ignore[arg-type]
+        if name == " noop":
+            return None
+        if name == "isinstance" and len(args) == 2:
+            return builtins_model.isinstance_(args[0], args[1])
+        if name == "issubclass" and len(args) == 2:
+            return builtins_model.issubclass_(args[0], args[1])
+        if name == "type" and len(args) == 1:
+            return builtins_model.type_of(args[0])
+        if name == "hasattr" and len(args) == 2:
+            return builtins_model.has_attribute(self, args[0], args[1])
+        if name == "getattr":
+            return builtins_model.get_attribute(self, args, None)
+        if name == "callable" and len(args) == 1:
+            return builtins_model.callable_(args[0])
+        if name in ("isinstance", "issubclass", "hasattr", "callable", "id", "type", "super", "vars", "open",
+                    "input", "iter", "next", "object"):
             return UNKNOWN
         if name == "range":
             for bound in args:
@@ -1168,11 +1336,16 @@ class Interpreter:
                     return UNKNOWN
             return UNKNOWN
         if name in ("len",):
-            if args and isinstance(args[0], (list, tuple, dict, str, range)) and not isinstance(args[0], PartialStr):
+            if args and isinstance(args[0], (list, tuple, dict, str, range, set, frozenset)) \
+                    and not isinstance(args[0], PartialStr) and not self.lost(args[0]):
                 return len(args[0])
             return self.tfapi.length(args[0]) if args else UNKNOWN
-        if name in ("enumerate", "zip", "reversed", "sorted", "list", "tuple", "dict", "set", "sum", "min", "max", "any", "all"):
-            iterables = [self.iterate(a) if not isinstance(a, dict) or name != "dict" else a for a in args]
+        if name in ("enumerate", "zip", "reversed", "sorted", "list", "tuple", "dict", "set", "frozenset", "sum",
+                    "min", "max", "any", "all"):
+            # Whatever their iteration order, these give the same result for a set.
+            unordered = name in ("sorted", "set", "frozenset", "sum", "min", "max", "any", "all")
+            iterables = [None if self.lost(a) else list(a) if unordered and isinstance(a, (set, frozenset))
+                         else self.iterate(a) if not isinstance(a, dict) or name != "dict" else a for a in args]
             if any(i is None for i in iterables) or not known and name not in ("enumerate", "zip", "list", "tuple", "reversed"):
                 return UNKNOWN
             try:
@@ -1187,8 +1360,9 @@ class Interpreter:
                     return list(iterables[0]) if iterables else []
                 if name == "tuple":
                     return tuple(iterables[0]) if iterables else ()
-                if name == "set":
-                    return UNKNOWN
+                if name in ("set", "frozenset"):
+                    built = _known_set(iterables[0]) if iterables else set()
+                    return frozenset(built) if name == "frozenset" and built is not UNKNOWN else built
                 if name == "dict":
                     return dict(args[0] if args else {}, **kwargs)
                 return {"sorted": sorted, "sum": sum, "min": min, "max": max, "any": any, "all": all}[name](
@@ -1214,11 +1388,21 @@ class Interpreter:
 
 _BUILTINS = frozenset({
     "print", "exec", "eval", "__import__", "isinstance", "hasattr", "getattr", "callable", "id", "type",
-    "super", "vars", "open",
+    "super", "vars", "open", "issubclass", "object",
     "input", "iter", "next", "range", "len", "enumerate", "zip", "reversed", "sorted", "list", "tuple",
     "dict", "set", "sum", "min", "max", "any", "all", "int", "float", "str", "bool", "abs", "round",
-    "repr", "divmod", "pow", "format", "hex", "chr", "ord",
+    "repr", "divmod", "pow", "format", "hex", "chr", "ord", "frozenset",
 })
+_SET_METHODS = frozenset({
+    "add", "discard", "remove", "update", "union", "intersection", "difference", "symmetric_difference",
+    "issubset", "issuperset", "isdisjoint", "copy", "clear",
+})
+# Methods that change the object they are called on.
+_MUTATIONS: dict[type, tuple[str, ...]] = {
+    list: ("append", "extend", "insert", "pop", "reverse", "sort", "remove", "clear"),
+    dict: ("update", "setdefault", "pop", "popitem", "clear"),
+    set: ("add", "discard", "remove", "update", "clear"),
+}
 _SAFE_STR_METHODS = frozenset({
     "format", "join", "split", "rsplit", "replace", "lower", "upper", "strip", "rstrip", "lstrip",
     "startswith", "endswith", "title", "capitalize", "zfill", "rjust", "ljust", "count", "find",
@@ -1337,6 +1521,14 @@ class _PureModule:
     value: ModuleValue
     loaded: dict[str, ModuleValue | None]  # it and the project modules it imported
     stamps: tuple[tuple[str, int, int], ...]
+    # Its classes with their attributes right after the import: an analysis that sets a class
+    # attribute (`Model.built = True`) must not change what the next file sees.
+    classes: list[tuple[UserClass, dict[str, Any]]] = field(default_factory=list)
+
+    def restore(self) -> None:
+        for cls, attrs in self.classes:
+            cls.attrs.clear()
+            cls.attrs.update(attrs)
 
     @property
     def files(self) -> list[str]:
@@ -1349,12 +1541,49 @@ class _PureModule:
 _PURE_MODULES: dict[tuple[str, str], _PureModule] = {}
 
 
+def _module_classes(env: Env) -> list[tuple[UserClass, dict[str, Any]]] | None:
+    """Snapshots of the module's classes, or None when one holds a mutable attribute (a list or
+    dict shared by all instances, a mutable default argument): such a module is not shared."""
+    snapshots = []
+    for value in env.vars.values():
+        if isinstance(value, UserClass):
+            if not all(_immutable(attr) for attr in value.attrs.values()):
+                return None
+            snapshots.append((value, dict(value.attrs)))
+            functions = [attr for attr in value.attrs.values() if isinstance(attr, UserFunction)]
+        else:
+            functions = [value] if isinstance(value, UserFunction) else []
+        if any(not _immutable(default) for function in functions for default in function.defaults.values()):
+            return None
+    return snapshots
+
+
 def _immutable(value: Any) -> bool:
     if isinstance(value, (str, int, float, bool, type(None), range, frozenset)):
         return True
     if isinstance(value, tuple):
         return all(_immutable(item) for item in value)
     return value is UNKNOWN or isinstance(value, (UserFunction, UserClass, ModuleValue, TFRef, Builtin))
+
+
+def _copy_contents(container: Any) -> Any:
+    return container.copy()
+
+
+def _replace_contents(container: Any, contents: Any) -> None:
+    """Make a list, dict or set hold `contents`, in place (aliases see it)."""
+    if isinstance(container, list):
+        container[:] = contents
+    else:
+        container.clear()
+        container.update(contents)
+
+
+def _known_set(items: list[Any]) -> Any:
+    """A Python set of known, hashable items, else UNKNOWN."""
+    if not all(is_known(item) and _hashable(item) for item in items):
+        return UNKNOWN
+    return set(items)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -1372,6 +1601,8 @@ def _primitive(value: Any) -> bool:
         return all(_primitive(v) for v in value)
     if isinstance(value, dict):
         return all(_primitive(k) and _primitive(v) for k, v in value.items())
+    if isinstance(value, (set, frozenset)):
+        return all(_primitive(v) for v in value)
     return isinstance(value, (str, int, float, bool, type(None), range))
 
 

@@ -351,8 +351,12 @@ def enter_context(interp: "Interpreter", manager: Any, node: cst.CSTNode) -> Ent
             interp.graph = target
             if target not in interp.graphs:
                 interp.graphs.append(target)
+            # Entered in code that may not run (an unknown branch): what it builds may not exist.
+            inherited = previous.speculative
+            target.speculative += inherited
 
             def leave() -> None:
+                target.speculative -= inherited
                 interp.graph = previous
 
             return Entered(GraphValue(target), leave)
@@ -625,6 +629,7 @@ def _default_graph(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any
 def _reset(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
     graph = GraphModel(interp.path)
     install_devices(graph)
+    graph.speculative = interp.graph.speculative  # a reset that may not run: its graph may not exist
     interp.graph = graph
     interp.graphs.append(graph)
     return None

@@ -178,6 +178,20 @@ class UserFunction:
     is_static: bool = False
     is_classmethod: bool = False
     is_property: bool = False
+    is_contextmanager: bool = False  # @contextlib.contextmanager: a call makes a GeneratorContext
+    owner_class: Any = None  # the UserClass whose body defined it (for zero-argument super())
+
+
+@dataclass(eq=False)
+class GeneratorContext:
+    """A call of a @contextmanager generator, not started yet: `with` runs it up to its yield,
+    runs the with body there, then resumes it."""
+
+    function: UserFunction
+    args: list[Any]
+    kwargs: dict[str, Any]
+    node: Any
+    receiver: Any = None
 
 
 @dataclass(eq=False)
@@ -207,6 +221,8 @@ class UserClass:
 class Instance:
     cls: UserClass
     attrs: dict[str, Any] = field(default_factory=dict)
+    # Handed to code the analysis does not follow: it may have gained attributes there.
+    escaped: bool = False
 
 
 @dataclass(eq=False)

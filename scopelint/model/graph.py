@@ -493,7 +493,11 @@ class GraphModel:
             chain=where.chain,
         )
         self.records.append(record)
-        self.store[key] = StoreEntry(key, record, maybe=speculative or not certain, local=local)
+        # Present for sure once a creation on the certain path, with a known name and reuse=False,
+        # went through, even in an incomplete graph: had an unseen creation made it before, this
+        # line raised and nothing after it runs.
+        present = not speculative and certain_scope and UNKNOWN_PART not in key and (proven or reuse is Reuse.FALSE)
+        self.store[key] = StoreEntry(key, record, maybe=not present, local=local)
         return record
 
     def _check_compatible(self, found: VariableRecord, key: str, shape: Shape | None, dtype: str,
