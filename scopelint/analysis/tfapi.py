@@ -1008,3 +1008,6 @@ from scopelint.analysis import tfapi_layers, tfapi_training  # noqa: E402
 
 # Device-setter and session facts for the TFS4xx rules (registers into HANDLERS).
 from scopelint.analysis import tfapi_devices  # noqa: E402,F401
+
+# Variable-free calls (derived from TF's API) and the tf_slim / tf.contrib layers.
+from scopelint.analysis import tfapi_pure  # noqa: E402,F401
