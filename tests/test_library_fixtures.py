@@ -39,6 +39,7 @@ def test_library_fixture_is_complete_certain_and_tensorflows(
     for record, real in zip(predicted, observed):
         assert record.shape is not None and None not in record.shape, f"{record.name}: shape {record.shape}"
         assert tuple(record.shape) == real.shape, f"{record.name}: {record.shape} != {real.shape}"
+        assert record.trainable == real.trainable, f"{record.name}: trainable {record.trainable}"
 
 
 def test_there_are_library_fixtures() -> None:
