@@ -257,12 +257,30 @@ def _restore_behaviour(tf: Any) -> None:
     tf.compat.v1.disable_eager_execution()
 
 
+def _tf_slim_compat() -> None:
+    """tf_slim 1.1 (standing in for tf.contrib.slim) against TF 2.21: its batch_norm imports
+    `tf_keras.legacy_tf_layers` (now `tf_keras.src.legacy_tf_layers`) and tests `ops.Tensor`
+    (now `tensor.Tensor`).  Alias both so that fixtures can use it; nothing else changes."""
+    try:
+        import tf_keras.src.legacy_tf_layers as legacy
+        import tf_keras.src.legacy_tf_layers.normalization as normalization
+    except ImportError:
+        return
+    sys.modules.setdefault("tf_keras.legacy_tf_layers", legacy)
+    sys.modules.setdefault("tf_keras.legacy_tf_layers.normalization", normalization)
+    from tensorflow.python.framework import ops, tensor
+
+    if not hasattr(ops, "Tensor"):
+        ops.Tensor = tensor.Tensor
+
+
 def _child_main(request: Path, response: Path) -> None:
     import builtins
 
     import tensorflow as tf
 
     tf.compat.v1.disable_eager_execution()
+    _tf_slim_compat()
     try:
         from tf_keras import backend as keras_backend
     except ImportError:

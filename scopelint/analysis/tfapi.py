@@ -360,6 +360,8 @@ def enter_context(interp: "Interpreter", manager: Any, node: cst.CSTNode) -> Ent
                 interp.graph = previous
 
             return Entered(GraphValue(target), leave)
+        if manager.kind == "slim_arg_scope":
+            return tfapi_slim.enter_arg_scope(interp, manager)
         return Entered(manager.args.get("value", UNKNOWN))
     return Entered(UNKNOWN)
 
@@ -1015,3 +1017,6 @@ from scopelint.analysis import tfapi_layers, tfapi_training  # noqa: E402
 
 # Device-setter and session facts for the TFS4xx rules (registers into HANDLERS).
 from scopelint.analysis import tfapi_devices  # noqa: E402,F401
+
+# Variable-free calls (derived from TF's API) and the tf_slim / tf.contrib layers.
+from scopelint.analysis import tfapi_pure, tfapi_slim  # noqa: E402,F401
