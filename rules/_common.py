@@ -4,8 +4,10 @@ A leading underscore keeps the rule registry from taking this module for a rule.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from scopelint.diagnostics import Diagnostic, RuleInfo
-from scopelint.trace import EVENT_KINDS, RAISING_KINDS, Event, Trace
+from scopelint.trace import EVENT_KINDS, RAISING_KINDS, Event, Site, Trace
 
 # Lead-in for kinds where TensorFlow itself raises; the event message is then TensorFlow's own text.
 RAISES_LEAD = "TensorFlow raises at graph build: "
@@ -31,9 +33,20 @@ def report_events(trace: Trace, rule: RuleInfo, kind: str, *, needs_complete_tra
             related=event.related,
             certain=event.certain,
         )
-        for event in trace.events_of(kind)
-        if event.certain
+        for event in first_of_each(event for event in trace.events_of(kind) if event.certain)
     ]
+
+
+def first_of_each(events: Iterable[Event]) -> list[Event]:
+    """One event per site and message: the analysis goes on past errors, so a line that fails on
+    every call of its function fails again on the next call; the user fixes it once."""
+    seen: set[tuple[Site, str]] = set()
+    result = []
+    for event in events:
+        if (event.site, event.message) not in seen:
+            seen.add((event.site, event.message))
+            result.append(event)
+    return result
 
 
 def diagnostic_message(event: Event) -> str:

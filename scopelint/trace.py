@@ -56,6 +56,9 @@ class VariableRecord:
     scopes: tuple[str, ...] = ()  # enclosing var-scope chain with reuse modes, outermost first
     chain: tuple[Related, ...] = ()  # user call stack that led to the creation, outermost first
     graph: int = 0  # which tf.Graph of the program (0 = the first default graph)
+    # Created after TensorFlow raised in this graph: predicted for the program as fixed there (the
+    # analysis goes on past errors); a real run of the unfixed program never gets here.
+    after_error: bool = False
 
     @property
     def is_local(self) -> bool:

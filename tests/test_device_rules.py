@@ -33,11 +33,24 @@ def test_unused_setter_in_a_loop_is_reported_once() -> None:
     assert kinds(source) == [("device_setter_unused", 3)]
 
 
-def test_bad_arguments_stop_the_program() -> None:
+def test_bad_arguments_are_reported_and_the_program_goes_on() -> None:
+    """After the TypeError the analysis goes on with the setter the remaining arguments give (as
+    after the fix), so its other findings are visible: here it is never used (TFS401)."""
     trace = analyze_source(HEAD + "s = tf.train.replica_device_setter(1, '/job:ps', '/job:worker', True, None, None, None, 5)\n"
                            "w = tf.get_variable('w', [2])\n", "m.py")
-    assert [(e.kind, e.data.get("error")) for e in trace.events] == [("device_setter_bad_argument", "TypeError")]
-    assert trace.variables == []
+    assert [(e.kind, e.data.get("error")) for e in trace.events] == [
+        ("device_setter_bad_argument", "TypeError"), ("device_setter_unused", None)]
+    assert [v.name for v in trace.variables] == ["w"]
+
+
+def test_bad_keyword_with_a_discarded_result_gets_both_findings() -> None:
+    source = HEAD + "tf.train.replica_device_setter(ps_tasks=2, task_index=0)\nw = tf.get_variable('w', [2])\n"
+    assert kinds(source) == [("device_setter_bad_argument", 2), ("device_setter_unused", 2)]
+    source = HEAD + ("s = tf.train.replica_device_setter(ps_tasks=2, task_index=0)\n"
+                     "with tf.device(s):\n    w = tf.get_variable('w', [2])\n")
+    trace = analyze_source(source, "m.py")
+    assert [(e.kind, e.site.line) for e in trace.events] == [("device_setter_bad_argument", 2)]
+    assert [(v.name, v.device) for v in trace.variables] == [("w", "/job:ps/task:0")]
 
 
 def test_unknown_task_count_is_not_none() -> None:

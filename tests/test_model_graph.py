@@ -11,7 +11,7 @@ from scopelint.model.graph import GraphModel, Initializer, ModelRaise, Where
 from scopelint.model.names import Namer
 from scopelint.model.partitions import FixedSizePartitioner, part_shapes
 from scopelint.model.scopes import Reuse, effective_reuse
-from scopelint.trace import Site
+from scopelint.trace import Related, Site
 
 HERE = Where(Site("m.py", 1, 1, 1, 2))
 
@@ -51,12 +51,47 @@ def test_get_variable_ignores_name_scope_and_raises_already_exists() -> None:
     frame = graph.enter_variable_scope("vs", HERE)
     record = create(graph, "w")
     assert record.name == "vs/w" and record.store_key == "vs/w" and record.certain
+    # Where the program catches errors, TensorFlow's error is raised.
+    graph.catching += 1
     with pytest.raises(ModelRaise) as raised:
         create(graph, "w")
+    graph.catching -= 1
     assert raised.value.event.kind == "already_exists"
     assert raised.value.event.message.startswith("Variable vs/w already exists, disallowed.")
     graph.exit_variable_scope(frame)
     graph.exit_name_scope(ns)
+
+
+def test_after_an_error_the_graph_goes_on_as_after_the_fix() -> None:
+    """Continuing past an error: a duplicate returns the existing variable, a missing one is
+    created, a mismatch returns what exists; each error is one event, and the next one is seen."""
+    graph = GraphModel("m.py")
+
+    def at(line: int, name: str, shape: tuple = (2,), call: int | None = None):
+        chain = (Related(Site("m.py", call, 1, call, 2), "call"),) if call else ()
+        return graph.get_variable(name, Where(Site("m.py", line, 1, line, 2), chain), shape=shape, shape_given=True)
+
+    first = at(1, "w")
+    assert not first.after_error
+    assert at(2, "w") is first  # already exists: the variable that exists
+    assert at(3, "w", (3,)) is first  # a second duplicate, reported too
+    frame = graph.enter_variable_scope("", HERE, reuse=Reuse.TRUE)
+    missing = at(4, "m")  # does not exist: created, as the first call would have
+    assert missing is not None and missing.name == "m" and missing.certain and missing.after_error
+    assert at(5, "m") is missing  # now it exists: no second error
+    assert at(6, "w", (5,)) is first  # shape mismatch: the variable that exists
+    at(7, "a", call=20)
+    at(8, "b", call=20)  # the same call fails the same way: the same mistake, not reported again
+    at(9, "c", call=21)
+    graph.exit_variable_scope(frame)
+    assert at(10, "a") is graph.records[2]  # created by a recovery: this is its real creation
+    at(11, "a")  # ... and this one a duplicate
+    assert [(e.kind, e.site.line, e.certain) for e in graph.events] == [
+        ("already_exists", 2, True), ("already_exists", 3, True), ("does_not_exist", 4, True),
+        ("shared_mismatch", 6, True), ("does_not_exist", 7, True), ("does_not_exist", 8, False),
+        ("does_not_exist", 9, True), ("already_exists", 11, True)]
+    assert graph.events[5].data["same_mistake"] and graph.events[1].data["after_error"]
+    assert [r.name for r in graph.records] == ["w", "m", "a", "b", "c"]
 
 
 def test_reentered_string_scope_shares_var_scope_but_not_name_scope() -> None:
@@ -104,9 +139,14 @@ def test_root_reuse_variables_is_sticky_reuse() -> None:
     graph = GraphModel("m.py")
     graph.reuse_variables(graph.root, HERE)
     assert [event.kind for event in graph.events] == ["sticky_reuse"]
-    with pytest.raises(ModelRaise) as raised:
-        create(graph, "new")
-    assert raised.value.event.kind == "does_not_exist"
+    frame = graph.enter_variable_scope("later", HERE)
+    create(graph, "new")
+    graph.exit_variable_scope(frame)
+    failure = graph.events[-1]
+    assert failure.kind == "does_not_exist" and failure.certain
+    # The failure names where its reuse came from: the reuse_variables() call (TFS105 reads it).
+    assert failure.data["reuse_origin"].site == graph.events[0].site
+    assert failure.data["creation"] == "get_variable"
 
 
 def test_does_not_exist_is_unproven_when_the_graph_is_incomplete() -> None:
@@ -132,23 +172,61 @@ def test_shape_and_dtype_mismatch_on_reuse() -> None:
     graph = GraphModel("m.py")
     create(graph, "w", (1,))
     frame = graph.enter_variable_scope("", HERE, reuse=Reuse.TRUE)
+    create(graph, "w", (2,))
+    assert graph.events[-1].message == "Trying to share variable w, but specified shape (2,) and found shape (1,)."
+    graph.exit_variable_scope(frame)
+
+
+def test_shape_and_dtype_mismatch_on_reuse_raises_where_caught() -> None:
+    graph = GraphModel("m.py")
+    create(graph, "w", (1,))
+    frame = graph.enter_variable_scope("", HERE, reuse=Reuse.TRUE)
+    graph.catching += 1
     with pytest.raises(ModelRaise) as raised:
         create(graph, "w", (2,))
-    assert raised.value.event.message == "Trying to share variable w, but specified shape (2,) and found shape (1,)."
+    assert raised.value.event.kind == "shared_mismatch"
     graph.exit_variable_scope(frame)
 
 
 def test_invalid_arguments() -> None:
     graph = GraphModel("m.py")
-    with pytest.raises(ModelRaise) as raised:
-        graph.enter_variable_scope(None, HERE)
-    assert raised.value.event.message == "If default_name is None then name_or_scope is required"
-    with pytest.raises(ModelRaise) as raised:
-        graph.get_variable("c", HERE, shape=(2,), shape_given=True, initializer=Initializer(False, (2,)))
-    assert raised.value.event.message == "If initializer is a constant, do not specify shape."
-    with pytest.raises(ModelRaise) as raised:
-        graph.get_variable("n", HERE)
-    assert "did not get an initializer" in raised.value.event.message
+    frame = graph.enter_variable_scope(None, HERE)
+    assert graph.events[-1].message == "If default_name is None then name_or_scope is required"
+    assert frame.scope.name == "?"  # the name the fix supplies is unknown
+    graph.exit_variable_scope(frame)
+    record = graph.get_variable("c", HERE, shape=(2,), shape_given=True, initializer=Initializer(False, (3,)))
+    assert graph.events[-1].message == "If initializer is a constant, do not specify shape."
+    assert record.shape == (3,)  # the constant's own shape
+    record = graph.get_variable("n", HERE)
+    assert "did not get an initializer" in graph.events[-1].message and graph.events[-1].certain
+    assert record.name == "n" and record.shape is None
+    frame = graph.enter_variable_scope(None, HERE, default_name="blk", reuse=Reuse.AUTO)
+    assert graph.events[-1].message == "reuse=True cannot be used without a name_or_scope"
+    assert frame.scope.name == "blk" and frame.scope.reuse is Reuse.AUTO
+    graph.exit_variable_scope(frame)
+
+
+def test_creation_checks_never_run_on_lookups() -> None:
+    """TensorFlow checks shape/initializer only when it creates: never under reuse=True, never for
+    an AUTO_REUSE call that may find the variable, never on a name with an unknown part."""
+    graph = GraphModel("m.py")
+    graph.complete = False  # something unmodelled may have created variables
+    frame = graph.enter_variable_scope("s", HERE, reuse=Reuse.TRUE)
+    graph.get_variable("kernel", HERE)
+    graph.exit_variable_scope(frame)
+    frame = graph.enter_variable_scope("a", HERE, reuse=Reuse.AUTO)
+    graph.get_variable("kernel", HERE)
+    graph.exit_variable_scope(frame)
+    frame = graph.enter_variable_scope("?", HERE)
+    graph.get_variable("kernel", HERE)
+    graph.exit_variable_scope(frame)
+    assert not [e for e in graph.events if e.certain], graph.events
+    # Complete graph, AUTO_REUSE, proven absent: TensorFlow creates, and the check holds.
+    graph = GraphModel("m.py")
+    frame = graph.enter_variable_scope("a", HERE, reuse=Reuse.AUTO)
+    graph.get_variable("kernel", HERE)
+    graph.exit_variable_scope(frame)
+    assert [(e.kind, e.certain) for e in graph.events] == [("invalid_arguments", True)]
 
 
 def test_partitioned_parts_and_trailing_slash_keys() -> None:

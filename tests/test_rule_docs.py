@@ -57,6 +57,9 @@ EVENT_KIND_OF: dict[str, str] = {
     "TFS405": "local_session_for_cluster_graph",
     "TFS407": "device_function_in_tf2_device",
 }
+# Rules that report an event only with its consequence (issue 9 item 6): the event alone is not a
+# finding; they are tested on hand-built traces below.
+CONSEQUENCE_CODES = ("TFS105",)
 # Rules that read the trace's setters and placements (Trace.setters, Trace.placements) instead of
 # one event kind.
 TRACE_RULE_CODES = ("TFS403", "TFS406", "TFS408", "TFS409", "TFS410", "TFS411")
@@ -391,9 +394,39 @@ def test_each_rule_reports_only_its_own_certain_events() -> None:
         events.append(Event(kind, site(10 * number + 1), f"message for {kind}", certain=False))
     trace = Trace("model.py", events=events)
     for code, kind in EVENT_KIND_OF.items():
+        if code in CONSEQUENCE_CODES:
+            assert list(module_for(code).check(trace)) == [], f"{code}: an event without consequence"
+            continue
         module = module_for(code)
         reported = list(module.check(trace))
         assert [(d.code, d.severity, d.site.line) for d in reported] == [(code, module.RULE.severity, line_of[kind])]
     assert list(module_for("TFS000").check(trace)) == []
     trace.complete = False
     assert list(module_for("TFS102").check(trace)) == []
+
+
+def _failure(line: int, key: str, origin_line: int, creation: str = "get_variable", **data: object) -> Event:
+    return Event("does_not_exist", site(line), f"Variable {key} does not exist, or was not created with tf.get_variable().",
+                 data={"key": key, "reuse_origin": Related(site(origin_line), "reuse_variables() here"),
+                       "creation": creation, **data})
+
+
+def test_sticky_reuse_is_reported_with_the_creation_it_breaks() -> None:
+    module = module_for("TFS105")
+    sticky = Event("sticky_reuse", site(5), "reuse_variables() on the root variable scope")
+    alone = Trace("model.py", events=[sticky])
+    assert list(module.check(alone)) == []  # reuse on purpose that affects nothing
+    slot = _failure(128, "d_h0_conv/w/Adam/", 5, "slot")
+    other = _failure(130, "d_h0_conv/w/Adam_1/", 5, "slot", same_mistake=True)
+    other.certain = False
+    unrelated = _failure(140, "x", 7)  # reuse from somewhere else
+    [diagnostic] = module.check(Trace("model.py", events=[sticky, slot, other, unrelated]))
+    assert diagnostic.site == site(5)
+    assert "the Adam slot `d_h0_conv/w/Adam` created at line 128 then fails" in diagnostic.message
+    assert "1 more creation fails" in diagnostic.message
+    assert [r.site.line for r in diagnostic.related] == [128, 130]
+    # Never on a partly unknown name, never on an uncertain failure.
+    unknown = _failure(128, "?/?/dense/kernel", 5, "layer")
+    maybe = _failure(129, "dense/kernel", 5, "layer")
+    maybe.certain = False
+    assert list(module.check(Trace("model.py", events=[sticky, unknown, maybe]))) == []

@@ -410,8 +410,15 @@ class Interpreter:
             spec.branch(env, lambda e: self.exec_block(node.body, e))
 
     def exec_try(self, node: cst.Try, env: Env) -> None:
+        # Inside a try with handlers the program catches TensorFlow's errors itself: the model
+        # raises them there instead of recovering (model/graph.py, "Continuing past an error").
+        graph = self.graph
+        graph.catching += bool(node.handlers)
         try:
-            self.exec_block(node.body, env)
+            try:
+                self.exec_block(node.body, env)
+            finally:
+                graph.catching -= bool(node.handlers)
         except (_UserRaise, ModelRaise):
             if not node.handlers:
                 raise

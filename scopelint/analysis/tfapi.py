@@ -344,6 +344,7 @@ def enter_context(interp: "Interpreter", manager: Any, node: cst.CSTNode) -> Ent
             except devmodel.DeviceSpecError as error:
                 graph._event("invalid_arguments", str(error), interp.where(node), raises=True,
                              error="ValueError")
+                graph.devices.push(UNKNOWN)  # Recovery: the device the fix names, unknown here.
             return Entered(None, graph.devices.pop)
         if manager.kind == "graph":
             target = manager.args["graph"]

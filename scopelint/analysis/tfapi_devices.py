@@ -96,6 +96,11 @@ def _setter(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node
         graph._event("device_setter_bad_argument",
                      f"replica_device_setter() got multiple values for argument '{doubled[0]}'",
                      where, raises=True, error="TypeError", argument=doubled[0])
+    # Recovery (model/graph.py, "Continuing past an error"): the setter the remaining arguments
+    # give, as after the fix of this call; the rejected ones are dropped.
+    kwargs = {name: value for name, value in kwargs.items()
+              if name in SETTER_PARAMETERS and name not in doubled}
+    args = list(args[: len(SETTER_PARAMETERS)])
     args, kwargs = _with_cluster_value(interp, args, kwargs, node)
     value = _original_setter(interp, args, kwargs, node)
     if value is None:

@@ -1,9 +1,27 @@
 """One TensorFlow graph as the analysis sees it: scopes, the variable store, names and devices.
 
 Every operation mirrors what `tf.compat.v1` does in graph mode (tf1-semantics.md) and writes
-VariableRecords and Events.  When TensorFlow would raise, `ModelRaise` is raised after the event
-is recorded, so that the interpreter stops the program's flow as Python would.
-Nothing here knows about syntax or imports TensorFlow.
+VariableRecords and Events.  Nothing here knows about syntax or imports TensorFlow.
+
+Continuing past an error (the one policy; issue 9 item 5).  Where TensorFlow raises, the event is
+recorded and the operation then goes on as if the author had fixed that line, in the way the
+author most plausibly meant, so that the next bug is already visible and one suppression hides
+only its own finding.  Each raising site says its recovery in a `# Recovery:` comment:
+- a duplicate get_variable (already exists) returns the variable that exists;
+- a lookup of a missing variable (does not exist) creates it, as the first call would have;
+- a shape, dtype or partitioning mismatch returns the variable that exists;
+- a rejected argument is dropped (a constant initializer's `shape=`, a reuse value TensorFlow
+  rejects) or replaced by what the fix most likely gives (a default-named scope with reuse takes
+  its default name; a name the fix must supply is unknown, `?`).
+The graph's state after the operation is TensorFlow's state after that fix.  A reuse error is
+one mistake for the whole user call it happens in (the author fixes the reuse of that call, not
+each variable of it): the other variables of the same call that fail the same way are recorded as
+consequences (uncertain, `same_mistake`), and a variable created by the recovery from a lookup may
+be created once more without a duplicate (the fix may as well be moving that creation first).
+Records and events after the first error carry `after_error` (TensorFlow itself stops there, so
+a real run observes only what comes before).  Only where the program
+itself catches errors (inside a `try` with handlers, `catching` > 0) is `ModelRaise` raised, so that
+the program's own handler runs as it would for real.
 """
 from __future__ import annotations
 
@@ -32,7 +50,7 @@ DOES_NOT_EXIST = (
 
 
 class ModelRaise(Exception):
-    """TensorFlow raises here; the event says what."""
+    """TensorFlow raises here and the program catches it (see the module docstring); the event says what."""
 
     def __init__(self, event: Event) -> None:
         super().__init__(event.message)
@@ -62,6 +80,9 @@ class StoreEntry:
     record: VariableRecord
     maybe: bool  # created on a path that may not run
     local: bool = False
+    # Created by the recovery from a "does not exist" (module docstring): the first later creation
+    # of it is the real one, moved before the lookup by the fix, not a duplicate.
+    recovered: bool = False
 
 
 @dataclass
@@ -117,6 +138,13 @@ class GraphModel:
     layer_uids: LayerNameUids = field(default_factory=LayerNameUids)
     # (site, parent var scope) of an unnamed tf.layers call -> the layer scopes it got (TFS202).
     auto_layer_scopes: dict[tuple[Site, str], list[str]] = field(default_factory=dict)
+    # >0 while the program itself catches errors (the body of a `try` with handlers): TensorFlow's
+    # errors are then raised (ModelRaise) instead of recovered from (the module docstring).
+    catching: int = 0
+    # The reuse error being recovered from: (kind, user call chain of its call); see the docstring.
+    recovering: tuple[str, tuple[Site | None, ...]] | None = None
+    # Set at the first certain error TensorFlow raises uncaught in this graph.
+    after_error: bool = False
 
     def __post_init__(self) -> None:
         if self.var_scope is None:
@@ -128,12 +156,30 @@ class GraphModel:
         return self.speculative == 0
 
     def _event(self, kind: str, message: str, where: Where, certain: bool = True,
-               related: tuple[Related, ...] = (), raises: bool = False, **data: Any) -> None:
+               related: tuple[Related, ...] = (), raises: bool = False, **data: Any) -> bool:
+        """Record an event; returns whether it is certain.
+
+        `raises=True`: TensorFlow raises here.  The caller goes on with its documented recovery
+        (module docstring), except where the program catches errors: there ModelRaise is raised.
+        """
         certain = certain and self.certain_now
-        event = Event(kind, where.site, message, certain, tuple(where.chain) + tuple(related), data)
+        reported = certain
+        if self.after_error:
+            data["after_error"] = True
+        if raises and certain and kind in _REUSE_ERRORS:
+            # One user call, or one top-level statement (one site) when there is no user call.
+            mistake = (kind, tuple(related.site for related in where.chain) or (where.site,))
+            if self.recovering == mistake and self.catching == 0:
+                reported = False  # the same mistake as the error before, in the same call
+                data["same_mistake"] = True
+            self.recovering = mistake
+        event = Event(kind, where.site, message, reported, tuple(where.chain) + tuple(related), data)
         self.events.append(event)
         if raises and certain:
-            raise ModelRaise(event)
+            if self.catching > 0:
+                raise ModelRaise(event)
+            self.after_error = True
+        return certain
 
     def note_unmodelled_creation(self) -> None:
         """Something the analysis does not model may have created variables (an unmodelled TF
@@ -220,9 +266,11 @@ class GraphModel:
         if name_or_scope is None and default_name is None:
             self._event("invalid_arguments", "If default_name is None then name_or_scope is required",
                         where, raises=True, error="TypeError")
+            name_or_scope = UNKNOWN_PART  # Recovery: the name the fix supplies, unknown here.
         if name_or_scope is None and reuse in (Reuse.TRUE, Reuse.AUTO):
             self._event("invalid_arguments", "reuse=True cannot be used without a name_or_scope",
                         where, raises=True, error="ValueError")
+            name_or_scope = default_name  # Recovery: the default name, fixed, so that reuse works.
 
         # The name scope is opened first, as variable_scope.__enter__ does.
         if not auxiliary_name_scope:
@@ -248,6 +296,7 @@ class GraphModel:
             new_reuse = reuse if reuse in (Reuse.TRUE, Reuse.AUTO) else captured.reuse
             if reuse is Reuse.UNKNOWN:
                 new_reuse = Reuse.UNKNOWN
+            origin = self._origin_of(new_reuse, reuse, captured, new_name, where)
             scope = VarScope(
                 new_name,
                 new_reuse,
@@ -255,6 +304,7 @@ class GraphModel:
                 partitioner=partitioner if partitioner is not None else captured.partitioner,
                 dtype=dtype or captured.dtype,
                 custom_getter=custom_getter or captured.custom_getter,
+                reuse_origin=origin,
             )
             kind = "object"
         else:
@@ -270,6 +320,7 @@ class GraphModel:
                 new_name = _mark_unknown_suffix(new_name)
             self.counts.open(new_name, not self.certain_now)
             new_reuse = effective_reuse(parent.reuse, reuse)
+            origin = self._origin_of(new_reuse, reuse, parent, new_name, where)
             if reuse_explicit_false and parent.reuse in (Reuse.TRUE, Reuse.AUTO) and kind == "string":
                 self._event(
                     "reuse_false_ignored",
@@ -294,11 +345,23 @@ class GraphModel:
                 partitioner=partitioner if partitioner is not None else parent.partitioner,
                 dtype=dtype or parent.dtype,
                 custom_getter=custom_getter or parent.custom_getter,
+                reuse_origin=origin,
             )
         frame = VarScopeFrame(scope, kind, parent, previous_stack, saved_counts, where.site)
         self.var_scope = scope
         self.constructs.append(("var", frame))
         return frame
+
+    @staticmethod
+    def _origin_of(new_reuse: Reuse, requested: Reuse, inherited_from: VarScope, name: str,
+                   where: Where) -> Related | None:
+        """Where a new scope's reuse=True comes from: its own reuse=True, or the scope it inherits
+        reuse from (which may have it from a `reuse_variables()` call)."""
+        if new_reuse is not Reuse.TRUE:
+            return None
+        if requested is Reuse.TRUE:
+            return Related(where.site, f"reuse=True comes from the scope '{name}' entered here")
+        return inherited_from.reuse_origin
 
     def exit_variable_scope(self, frame: VarScopeFrame) -> None:
         if frame.kind == "object":
@@ -317,15 +380,19 @@ class GraphModel:
     def reuse_variables(self, scope: VarScope, where: Where) -> None:
         # A captured scope object set to reuse outside its block is a deliberate idiom (later
         # re-entries by object reuse); only the root scope is sticky for the rest of the graph.
+        # Whether that leak matters is TFS105's judgement: it looks for later creations that fail
+        # with this call as their reuse origin.
         if scope.is_root and scope.name != UNKNOWN_PART:
             self._event(
                 "sticky_reuse",
-                "reuse_variables() on the root variable scope: the whole graph stays in reuse mode, "
-                "and every later new get_variable fails (optimizer slots included). Open a "
-                "variable_scope and call reuse_variables() inside it",
+                "reuse_variables() on the root variable scope: the rest of the graph stays in reuse mode",
                 where,
             )
-        scope.reuse = Reuse.TRUE if self.certain_now or scope.reuse is Reuse.TRUE else Reuse.UNKNOWN
+        was_reusing = scope.reuse is Reuse.TRUE
+        scope.reuse = Reuse.TRUE if self.certain_now or was_reusing else Reuse.UNKNOWN
+        if scope.reuse is Reuse.TRUE and not was_reusing:
+            what = "the root variable scope" if scope.is_root else f"the scope '{scope.name}'"
+            scope.reuse_origin = Related(where.site, f"reuse_variables() on {what} turns reuse on here")
 
     # ------------------------------------------------------------------ get_variable
     def store_key(self, name: str) -> str:
@@ -398,6 +465,7 @@ class GraphModel:
                 f"{key}/part_0. Perhaps a variable of the same name was already created with partitioning?",
                 where, certain=not part0.maybe and certain_scope, raises=True, key=key,
             )
+            return self.partitioned.get(key)  # Recovery: the partitioned variable that exists.
         return self._get_single(key, where, shape, shape_given, dtype, initializer, reuse, trainable,
                                 collections, local, kind, certain_scope, colocate_with)
 
@@ -409,44 +477,56 @@ class GraphModel:
         if initializer is not None and initializer.is_callable is False and shape_given:
             self._event("invalid_arguments", "If initializer is a constant, do not specify shape.",
                         where, raises=True, error="ValueError", key=key)
+            shape, shape_given = None, False  # Recovery: the constant's own shape (drop `shape=`).
         entry, proven = self._existing(key)
         certain = proven and certain_scope
         if entry is not None:
+            if reuse is Reuse.FALSE and entry.recovered:
+                entry.recovered = False  # the real creation of what a recovery created (docstring)
+                return entry.record
             if reuse is Reuse.FALSE:
-                self._event(
+                if self._event(
                     "already_exists", ALREADY_EXISTS.format(key=key), where, certain=certain,
                     related=(Related(entry.record.site, "first created here"),) + entry.record.chain,
                     raises=True, key=key,
-                )
+                ):
+                    return entry.record  # Recovery: the variable that exists, as reuse would give.
                 return None
             if reuse is Reuse.UNKNOWN:
                 return entry.record
+            # Recovery from a mismatch: the variable that exists.
             self._check_compatible(entry.record, key, shape if shape_given else None, dtype, where, certain)
             return entry.record
+        recovered = False
         if reuse is Reuse.TRUE:
-            self._event(
+            # Recovery: the variable is created below, as the call that should have come first
+            # would have created it.  Creation arguments are not checked: under reuse=True
+            # TensorFlow never reaches its creation checks.
+            recovered = self._event(
                 "does_not_exist", DOES_NOT_EXIST.format(key=key), where, certain=certain,
                 related=self._reuse_origin(), raises=True, key=key,
+                reuse_origin=self.var_scope.reuse_origin, creation=kind,
             )
-            if certain:
-                return None
-        # Creation.
+        # Creation.  Its argument checks hold only when this certainly is a creation: not a
+        # lookup (reuse=True), not an AUTO_REUSE call that may find the variable, no unknown name.
+        creation_certain = certain and reuse is not Reuse.TRUE
         if initializer is not None and initializer.is_callable is False and not shape_given:
             shape = initializer.value_shape
         elif initializer is None or initializer.is_callable:
             if initializer is None and dtype not in DEFAULT_INIT_DTYPES and dtype is not None:
+                # Recovery: created with the initializer the fix supplies.
                 self._event("invalid_arguments",
                             f"An initializer for variable {key} of <dtype: '{dtype}'> is required",
-                            where, raises=True, error="ValueError", key=key)
+                            where, certain=creation_certain, raises=True, error="ValueError", key=key)
             if not shape_given:
                 if initializer is None:
+                    # Recovery: created with the shape the fix supplies, unknown here.
                     self._event(
                         "invalid_arguments",
                         f"Variable {key} did not get an initializer, so its `shape` argument must be specified.",
-                        where, raises=True, error="ValueError", key=key,
+                        where, certain=creation_certain, raises=True, error="ValueError", key=key,
                     )
-                else:
-                    shape = None
+                shape = None
             elif shape is not None and any(dim is None for dim in shape) and initializer is None:
                 # A partially known literal shape: TensorFlow cannot build the default initializer.
                 self._event(
@@ -491,13 +571,14 @@ class GraphModel:
             partition_of=partition_of,
             scopes=self._scope_chain(),
             chain=where.chain,
+            after_error=self.after_error,
         )
         self.records.append(record)
         # Present for sure once a creation on the certain path, with a known name and reuse=False,
         # went through, even in an incomplete graph: had an unseen creation made it before, this
-        # line raised and nothing after it runs.
+        # line raised (and the store holds it either way).
         present = not speculative and certain_scope and UNKNOWN_PART not in key and (proven or reuse is Reuse.FALSE)
-        self.store[key] = StoreEntry(key, record, maybe=not present, local=local)
+        self.store[key] = StoreEntry(key, record, maybe=not present, local=local, recovered=recovered)
         return record
 
     def _check_compatible(self, found: VariableRecord, key: str, shape: Shape | None, dtype: str,
@@ -536,7 +617,7 @@ class GraphModel:
                     where, certain=proven, related=(Related(existing.parts[0].site, "first created here"),),
                     raises=True, key=key,
                 )
-                return None
+                return existing if proven else None  # Recovery: the variable that exists.
             if partitions is not None and partitions != existing.partitions:
                 self._event(
                     "shared_mismatch",
@@ -552,6 +633,7 @@ class GraphModel:
                 "Perhaps a variable of the same name was already created without partitioning?",
                 where, certain=certain_scope, raises=True, key=key,
             )
+            return None  # Recovery: the unpartitioned variable that exists (no partitioned entry).
         if reuse is Reuse.TRUE:
             proven = self.complete and certain_scope and UNKNOWN_PART not in key
             self._event(
@@ -559,7 +641,9 @@ class GraphModel:
                 f"PartitionedVariable {key} does not exist, or was not created with tf.get_variable(). "
                 "Did you mean to set reuse=False or reuse=tf.AUTO_REUSE in VarScope?",
                 where, certain=proven, related=self._reuse_origin(), raises=True, key=key,
+                reuse_origin=self.var_scope.reuse_origin, creation=kind,
             )
+            reuse = Reuse.FALSE  # Recovery: the parts are created, as the first call would have.
         if full_shape is None or None in full_shape or partitions is None:
             # Parts unknown: the store may now hold anything under this key.
             self.store[f"{key}/{UNKNOWN_PART}"] = StoreEntry(
@@ -616,6 +700,7 @@ class GraphModel:
             collections=_with_trainable(collections, trainable),
             scopes=self._scope_chain(),
             chain=where.chain,
+            after_error=self.after_error,
         )
         self.records.append(record)
         return record
@@ -631,7 +716,9 @@ class GraphModel:
         return tuple(chain)
 
     def _reuse_origin(self) -> tuple[Related, ...]:
-        """Which scope turned reuse on, to explain a "does not exist"."""
+        """Which scope (or reuse_variables() call) turned reuse on, to explain a "does not exist"."""
+        if self.var_scope.reuse_origin is not None:
+            return (self.var_scope.reuse_origin,)
         for kind, frame in reversed(self.constructs):
             if kind == "var" and frame.scope.reuse is Reuse.TRUE and frame.site is not None:
                 return (Related(frame.site, f"reuse=True comes from the scope '{frame.scope.name}' entered here"),)
@@ -653,6 +740,10 @@ class GraphModel:
             where,
             related=(Related(frame.site, "name_scope opened here"),),
         )
+
+
+# Errors of the variable store's reuse decision: one mistake per user call (module docstring).
+_REUSE_ERRORS = frozenset({"already_exists", "does_not_exist"})
 
 
 def _mark_unknown_suffix(name: str) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scopelint.model.unknown import UNKNOWN
-from scopelint.trace import UNKNOWN_PART
+from scopelint.trace import UNKNOWN_PART, Related
 
 
 class Reuse(enum.Enum):
@@ -58,6 +58,9 @@ class VarScope:
     dtype: str | None = None  # default dtype for get_variable ("float32" when None)
     custom_getter: bool = False  # a custom getter may rename or refuse: names below are uncertain
     is_root: bool = False
+    # Where reuse=True came from when reuse is TRUE: a `reuse_variables()` call or a scope entered
+    # with reuse=True, inherited by the scopes opened inside (TFS105 reads it off the failures).
+    reuse_origin: Related | None = None
 
     @property
     def certain(self) -> bool:
