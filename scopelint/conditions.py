@@ -63,6 +63,29 @@ def _separating_value(having: list[PathCondition], every_run: list[PathCondition
                 if negation is not None:
                     return "when " + negation
             return "when " + " or ".join(v for v in ordered if v is not None)
+    return _separating_pair(having, every_run)
+
+
+def _without_when(label: str) -> str:
+    return label[len("when "):] if label.startswith("when ") else label
+
+
+def _separating_pair(having: list[PathCondition], every_run: list[PathCondition]) -> str | None:
+    """"when --ema and --model=mlp": two tested values that together tell the runs apart."""
+    keys = [decision[0] for decision in having[0].decisions]
+    for first in keys:
+        for second in keys:
+            if second <= first:
+                continue
+            pairs = [(_decision(c, first), _decision(c, second)) for c in every_run]
+            if any(None in pair and c in having for pair, c in zip(pairs, every_run)):
+                continue
+            chosen = {(_decision(c, first), _decision(c, second)) for c in having}
+            if len(chosen) != 1:
+                continue
+            if all(None in pair or (pair in chosen) == (c in having) for pair, c in zip(pairs, every_run)):
+                a, b = next(iter(chosen))
+                return f"when {a} and {b}"
     return None
 
 
@@ -92,7 +115,8 @@ def _attach(diagnostic: Diagnostic, conditions: list[PathCondition], every: bool
         default = [label for label in labels if condition_is_default(conditions, label)]
         rest = [label for label in labels if label not in default]
         labels = default + rest
-        label = " or ".join(labels[:MAX_LISTED])
+        label = "when " + " or ".join(_without_when(label) for label in labels[:MAX_LISTED]) \
+            if all(label.startswith("when ") for label in labels[:MAX_LISTED]) else " or ".join(labels[:MAX_LISTED])
         if len(labels) > MAX_LISTED:
             label += f" or {len(labels) - MAX_LISTED} other configurations"
     diagnostic.extra["condition"] = label

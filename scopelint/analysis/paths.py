@@ -22,6 +22,7 @@ MAX_PATH_WORK_FACTOR = 8
 MAX_PATH_STEPS = 1_200_000
 
 DEFAULT_LABEL = "with the default flags"
+ARGV_FILLER = "0"
 
 
 def analyze(source: str, path: str) -> Trace:
@@ -116,9 +117,11 @@ def describe(config: cfg.ConfigState) -> PathCondition:
             environment.append((key.split(":", 1)[1], _command_value(value)))
         else:
             argv.extend(_command_line(var, value))
-    # Positional arguments before options; gaps filled so that sys.argv[2] is the second one.
-    if positional:
-        argv = [positional.get(i, cfg.OTHER_COMMAND_LINE) for i in range(1, max(positional) + 1)] + argv
+    # Positional arguments before options; the ones read but never tested get a filler that
+    # parses as a number and a string alike, so that sys.argv[2] is there when the run reads it.
+    read = [int(key.split(":")[1]) for key in config.declared if key.startswith("argv:")]
+    if read:
+        argv = [positional.get(i, ARGV_FILLER) for i in range(1, max(read) + 1)] + argv
     label = DEFAULT_LABEL if not parts else "when " + " and ".join(parts)
     return PathCondition(label, not parts, tuple(argv), tuple(environment), tuple(decisions))
 
