@@ -47,3 +47,8 @@ def oracle_run(request: pytest.FixtureRequest) -> OracleRun:
 @pytest.fixture(scope="session")
 def oracle_observations(oracle_run: OracleRun) -> dict[Path, Observation]:
     return oracle_run.observations
+
+
+# Fixture programs include a tf.test.TestCase module: test_programs_tf analyses and runs it; it is
+# not one of the suite's own tests.
+collect_ignore_glob = ["fixtures/*"]
