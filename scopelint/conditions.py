@@ -111,10 +111,8 @@ def _attach(diagnostic: Diagnostic, conditions: list[PathCondition], every: bool
     elif separating is not None:
         label = separating
     else:
-        labels = [condition.label for condition in conditions]
-        default = [label for label in labels if condition_is_default(conditions, label)]
-        rest = [label for label in labels if label not in default]
-        labels = default + rest
+        # The default run first: "with the default flags or when ...".
+        labels = [c.label for c in sorted(conditions, key=lambda c: not c.is_default)]
         label = "when " + " or ".join(_without_when(label) for label in labels[:MAX_LISTED]) \
             if all(label.startswith("when ") for label in labels[:MAX_LISTED]) else " or ".join(labels[:MAX_LISTED])
         if len(labels) > MAX_LISTED:
@@ -127,6 +125,3 @@ def _attach(diagnostic: Diagnostic, conditions: list[PathCondition], every: bool
     if bounded:
         diagnostic.extra["paths_bounded"] = True
 
-
-def condition_is_default(conditions: list[PathCondition], label: str) -> bool:
-    return any(condition.is_default and condition.label == label for condition in conditions)

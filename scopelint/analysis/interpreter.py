@@ -773,14 +773,9 @@ class Interpreter:
             elif isinstance(owner, UserClass):
                 owner.attrs[target.attr.value] = value
         elif isinstance(target, cst.Subscript):
-            owner = self.eval(target.value, env)
-            if isinstance(owner, (dict, list)) and not self.lost(owner):
-                index = target.slice[0].slice if len(target.slice) == 1 else None
-                key = self.eval(index.value, env) if isinstance(index, cst.Index) else UNKNOWN
-                if self.graph.speculative or not (is_known(key) and _hashable(key)):
-                    # A store that may not happen, or at an unknown key: the contents are unknown.
-                    self.forget(owner, env)
-                    return
+            slot = self.container_slot(target, env)
+            if slot is not None:
+                owner, key = slot
                 try:
                     owner[key] = value
                 except (IndexError, TypeError):
@@ -788,19 +783,29 @@ class Interpreter:
         elif isinstance(target, cst.StarredElement):
             self.assign(target.value, UNKNOWN, env)
 
+    def container_slot(self, target: cst.Subscript, env: Env) -> tuple[Any, Any] | None:
+        """The known dict or list and key that `d[k] = ...` / `del d[k]` changes; None when
+        there is none.  A change that may not happen (speculation) or at an unknown key makes the
+        container's contents unknown."""
+        owner = self.eval(target.value, env)
+        if not isinstance(owner, (dict, list)) or self.lost(owner):
+            return None
+        index = target.slice[0].slice if len(target.slice) == 1 else None
+        key = self.eval(index.value, env) if isinstance(index, cst.Index) else UNKNOWN
+        if self.graph.speculative or not (is_known(key) and _hashable(key)):
+            self.forget(owner, env)
+            return None
+        return owner, key
+
     def delete(self, target: cst.CSTNode, env: Env) -> None:
         """`del x`, `del d[k]`, `del o.a`, `del a, b`."""
         if isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 self.delete(element.value, env)
         elif isinstance(target, cst.Subscript):
-            owner = self.eval(target.value, env)
-            if isinstance(owner, (dict, list)) and not self.lost(owner):
-                index = target.slice[0].slice if len(target.slice) == 1 else None
-                key = self.eval(index.value, env) if isinstance(index, cst.Index) else UNKNOWN
-                if self.graph.speculative or not (is_known(key) and _hashable(key)):
-                    self.forget(owner, env)
-                    return
+            slot = self.container_slot(target, env)
+            if slot is not None:
+                owner, key = slot
                 try:
                     del owner[key]
                 except (IndexError, KeyError, TypeError):

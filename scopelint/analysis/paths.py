@@ -126,21 +126,16 @@ def describe(config: cfg.ConfigState) -> PathCondition:
     return PathCondition(label, not parts, tuple(argv), tuple(environment), tuple(decisions))
 
 
-def _literal(value: Any) -> str:
-    return repr(value)
-
-
 def _spell(var: cfg.ConfigVar, value: Any, compared: list[Any]) -> str:
     if isinstance(value, cfg.Other):
         others = [v for v in compared if v is not None] or list(value.excluded)
-        subject = f"FLAGS.{var.key.split(':', 1)[1]}" if var.kind == "flag" else (
-            f"args.{var.key.split(':', 1)[1]}" if var.kind == "arg" else var.spelling)
+        subject = _subject(var) if var.kind != "env" else var.spelling
         if not others:
             return f"{subject} is set" if var.kind != "argv" else f"{subject} is given"
-        return f"{subject} != {_literal(others[0])}" if len(others) == 1 else \
-            f"{subject} not in ({', '.join(map(_literal, others))})"
+        return f"{subject} != {repr(others[0])}" if len(others) == 1 else \
+            f"{subject} not in ({', '.join(map(repr, others))})"
     if var.kind == "argv":
-        return f"{var.spelling} == {_literal(value)}"
+        return f"{var.spelling} == {repr(value)}"
     if var.kind == "env":
         return f"${var.key.split(':', 1)[1]}={value}" if value is not None else f"${var.key.split(':', 1)[1]} unset"
     if var.value_type == "bool" and isinstance(value, bool):
@@ -164,7 +159,7 @@ def _negation(var: cfg.ConfigVar, value: Any, compared: list[Any]) -> str | None
         return None
     if var.value_type == "bool" and isinstance(value, bool):
         return _spell(var, not value, compared)
-    return f"{_subject(var)} != {_literal(value)}"
+    return f"{_subject(var)} != {repr(value)}"
 
 
 def _command_value(value: Any) -> str:
