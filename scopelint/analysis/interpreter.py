@@ -106,6 +106,11 @@ class Frame:
     function: str
     site: Site
     ordinal: int  # 1 for the first call of that function in this run
+    # How a finding inside the call names it; built once per call, not once per operation.
+    related: Related = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.related = Related(self.site, f"{_ordinal(self.ordinal)} call of `{self.function}`")
 
 
 @dataclass
@@ -163,11 +168,7 @@ class Interpreter:
         return Site(self.module.path, pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1)
 
     def where(self, node: cst.CSTNode) -> Where:
-        chain = tuple(
-            Related(frame.site, f"{_ordinal(frame.ordinal)} call of `{frame.function}`")
-            for frame in self.frames
-        )
-        return Where(self.site(node), chain)
+        return Where(self.site(node), tuple(frame.related for frame in self.frames))
 
     def tick(self) -> None:
         self.steps += 1

@@ -113,7 +113,9 @@ class NameScopeFrame:
     site: Site | None = None
 
 
-@dataclass
+# eq=False: a graph is an identity (`graph in interp.graphs` must not compare every variable
+# record of every graph field by field, which made programs with many graphs quadratic).
+@dataclass(eq=False)
 class GraphModel:
     path: str
     namer: Namer = field(default_factory=Namer)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from scopelint.model.layers import _conv_length, _deconv_length
+from scopelint.model.layers import _conv_length, _deconv_length, _dim, _mul
 from scopelint.model.varspec import UNKNOWN, Shape, int_or_none, known_bool
 
 # Canonical op name for every alias tf_slim exports (the key arg_scope stores defaults under:
@@ -134,16 +134,6 @@ def _channels_first(config: Mapping[str, Any], op: str) -> bool | None:
     if data_format in ("NCHW", "NCW", "NCDHW"):
         return True
     return None
-
-
-def _dim(shape: Shape, axis: int) -> int | None:
-    if shape is None or not -len(shape) <= axis < len(shape):
-        return None
-    return shape[axis]
-
-
-def _mul(a: int | None, b: int | None) -> int | None:
-    return None if a is None or b is None else a * b
 
 
 def has_biases(config: Mapping[str, Any]) -> bool | None:
