@@ -14,7 +14,7 @@ TensorFlow never sees a tagged value: `plain()` unwraps them at every call into 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from scopelint.analysis.values import Instance, UserClass
 from scopelint.model.unknown import UNKNOWN
@@ -184,9 +184,11 @@ class ConfigState:
             elif not any(type(k) is type(value) and k == value for k in known):
                 known.append(value)
 
-    def on_compare(self, value: Tagged, other: Any, ordering: bool) -> None:
+    def on_compare(self, value: Tagged, other: Any, decide: Callable[[Any], Any]) -> None:
         """`value <op> other`: the literal it is compared with is worth a run, and so is a value
-        equal to none of them (for strings) or on the other side of it (for numbers)."""
+        equal to none of them (for strings) or on either side of it (for numbers); `decide(v)` is
+        the comparison with `v` in place of the value, so that only values that change its
+        outcome are kept (another value on the same side runs the same path again)."""
         var = value.var
         literals = [v for v in (list(other) if isinstance(other, (list, tuple, set, frozenset, dict)) else [other])
                     if is_literal(v)]
@@ -199,12 +201,14 @@ class ConfigState:
                 learned.append(not bool(plain(value)))
             elif var.value_type in ("int", "float") and isinstance(literal, (int, float)) \
                     and not isinstance(literal, bool):
-                learned.extend([literal, literal + 1] + ([literal - 1] if ordering and literal > 0 else []))
-            elif isinstance(literal, str) or literal is None:
+                learned.extend([literal, literal + 1] + ([literal - 1] if literal > 0 else []))
+            elif isinstance(literal, str):
                 learned.append(literal)
+            # `is None`: no command line gives None to a flag that has a value; "any other value"
+            # (below) covers one whose default is None.
         if var.value_type in ("str", "any") and not var.choices:
             learned.append(Other())
-        self._learn(var, learned)
+        self._learn(var, [v for v in learned if _changes_outcome(decide, v, plain(value))])
 
     def on_truth(self, value: Tagged) -> None:
         var = value.var
@@ -223,6 +227,13 @@ class ConfigState:
     def on_lookup(self, value: Tagged, keys: list[Any]) -> None:
         """`MODELS[FLAGS.model]`: every key of the registry is a value to try."""
         self._learn(value.var, [k for k in keys if is_literal(k)])
+
+
+def _changes_outcome(decide: Callable[[Any], Any], candidate: Any, current: Any) -> bool:
+    try:
+        return bool(decide(OTHER_TEXT if isinstance(candidate, Other) else candidate)) != bool(decide(current))
+    except Exception:  # noqa: BLE001 - a comparison Python would reject: not a path
+        return False
 
 
 # ---------------------------------------------------------------------------------------------

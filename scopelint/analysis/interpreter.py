@@ -288,41 +288,43 @@ class Interpreter:
             self.exec_statement(statement, env)
 
     def exec_statement(self, node: cst.CSTNode, env: Env) -> None:
+        kind = type(node)  # exact node types: see eval
         self.tick()
-        if isinstance(node, cst.SimpleStatementLine):
+        if kind is cst.SimpleStatementLine:
             for small in node.body:
                 self.exec_small(small, env)
-        elif isinstance(node, cst.FunctionDef):
+        elif kind is cst.FunctionDef:
             env.assign(node.name.value, self.make_function(node, env))
-        elif isinstance(node, cst.ClassDef):
+        elif kind is cst.ClassDef:
             self.exec_class(node, env)
-        elif isinstance(node, cst.If):
+        elif kind is cst.If:
             self.exec_if(node, env)
-        elif isinstance(node, cst.For):
+        elif kind is cst.For:
             self.exec_for(node, env)
-        elif isinstance(node, cst.While):
+        elif kind is cst.While:
             self.exec_while(node, env)
-        elif isinstance(node, cst.With):
+        elif kind is cst.With:
             self.exec_with(node, list(node.items), env)
-        elif isinstance(node, cst.Try):
+        elif kind is cst.Try:
             self.exec_try(node, env)
-        elif isinstance(node, cst.Match):
+        elif kind is cst.Match:
             with self.speculative() as spec:
                 for case in node.cases:
                     spec.branch(env, lambda e, c=case: self.exec_block(c.body, e))
         # Other compound statements (async) are not modelled.
 
     def exec_small(self, node: cst.CSTNode, env: Env) -> None:
-        if isinstance(node, cst.Expr):
+        kind = type(node)  # exact node types: see eval
+        if kind is cst.Expr:
             self.eval(node.value, env)
-        elif isinstance(node, cst.Assign):
+        elif kind is cst.Assign:
             value = self.eval(node.value, env)
             for target in node.targets:
                 self.assign(target.target, value, env)
-        elif isinstance(node, cst.AnnAssign):
+        elif kind is cst.AnnAssign:
             if node.value is not None:
                 self.assign(node.target, self.eval(node.value, env), env)
-        elif isinstance(node, cst.AugAssign):
+        elif kind is cst.AugAssign:
             current = self.eval(node.target, env)
             value = self.binop(type(node.operator).__name__.replace("Assign", ""), current,
                                self.eval(node.value, env))
@@ -335,27 +337,27 @@ class Interpreter:
                     _replace_contents(current, value)
                     value = current
             self.assign(node.target, value, env)
-        elif isinstance(node, cst.Return):
+        elif kind is cst.Return:
             raise _Return(self.eval(node.value, env) if node.value is not None else None)
-        elif isinstance(node, cst.Raise):
+        elif kind is cst.Raise:
             if node.exc is not None:
                 self.eval(node.exc, env)
             raise _UserRaise()
-        elif isinstance(node, cst.Break):
+        elif kind is cst.Break:
             raise _Break()
-        elif isinstance(node, cst.Continue):
+        elif kind is cst.Continue:
             raise _Continue()
-        elif isinstance(node, cst.Import):
+        elif kind is cst.Import:
             for alias in node.names:
                 self.bind_import(_dotted(alias.name), alias, env)
-        elif isinstance(node, cst.ImportFrom):
+        elif kind is cst.ImportFrom:
             self.bind_import_from(node, env)
-        elif isinstance(node, cst.Global):
+        elif kind is cst.Global:
             for name in node.names:
                 env.globals_declared.add(name.name.value)
-        elif isinstance(node, cst.Nonlocal):
+        elif kind is cst.Nonlocal:
             pass
-        elif isinstance(node, cst.Del):
+        elif kind is cst.Del:
             self.delete(node.target, env)
 
     def exec_if(self, node: cst.If, env: Env) -> None:
@@ -841,26 +843,29 @@ class Interpreter:
 
     # ------------------------------------------------------------------ expressions
     def eval(self, node: cst.CSTNode, env: Env) -> Any:
-        if isinstance(node, cst.Name):
+        # Exact node types, compared by identity: LibCST's node classes are ABCs, and a chain of
+        # isinstance misses on them was the interpreter's largest single cost.
+        kind = type(node)
+        if kind is cst.Name:
             return self.lookup(node.value, env)
-        if isinstance(node, cst.Integer):
+        if kind is cst.Integer:
             return _int_literal(node.value)
-        if isinstance(node, cst.Float):
+        if kind is cst.Float:
             return float(node.value.replace("_", ""))
-        if isinstance(node, cst.Imaginary):
+        if kind is cst.Imaginary:
             return UNKNOWN
-        if isinstance(node, cst.SimpleString):
+        if kind is cst.SimpleString:
             return _string_literal(node.value)
-        if isinstance(node, cst.ConcatenatedString):
+        if kind is cst.ConcatenatedString:
             left, right = self.eval(node.left, env), self.eval(node.right, env)
             return left + right if isinstance(left, str) and isinstance(right, str) else UNKNOWN
-        if isinstance(node, cst.FormattedString):
+        if kind is cst.FormattedString:
             return self.eval_fstring(node, env)
-        if isinstance(node, cst.Attribute):
+        if kind is cst.Attribute:
             return self.getattr(self.eval(node.value, env), node.attr.value, node)
-        if isinstance(node, cst.Call):
+        if kind is cst.Call:
             return self.eval_call(node, env)
-        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        if kind in (cst.Tuple, cst.List, cst.Set):
             items: list[Any] = []
             for element in node.elements:
                 if isinstance(element, cst.StarredElement):
@@ -870,12 +875,12 @@ class Interpreter:
                     items.extend(inner)
                 else:
                     items.append(self.eval(element.value, env))
-            if isinstance(node, cst.Tuple):
+            if kind is cst.Tuple:
                 return tuple(items)
-            if isinstance(node, cst.List):
+            if kind is cst.List:
                 return items
             return _known_set(items)
-        if isinstance(node, cst.Dict):
+        if kind is cst.Dict:
             result: dict[Any, Any] = {}
             for element in node.elements:
                 if isinstance(element, cst.DictElement):
@@ -890,9 +895,9 @@ class Interpreter:
                         return UNKNOWN
                     result.update(inner)
             return result
-        if isinstance(node, cst.BinaryOperation):
+        if kind is cst.BinaryOperation:
             return self.binop(type(node.operator).__name__, self.eval(node.left, env), self.eval(node.right, env))
-        if isinstance(node, cst.UnaryOperation):
+        if kind is cst.UnaryOperation:
             value = self.eval(node.expression, env)
             if isinstance(node.operator, cst.Not):
                 truth = self.truth(value)
@@ -905,7 +910,7 @@ class Interpreter:
                 if isinstance(node.operator, cst.BitInvert):
                     return ~value
             return self.tfapi.tensor_like(value)
-        if isinstance(node, cst.BooleanOperation):
+        if kind is cst.BooleanOperation:
             left = self.eval(node.left, env)
             truth = self.truth(left)
             if isinstance(node.operator, cst.And):
@@ -918,9 +923,9 @@ class Interpreter:
             right = self.eval(node.right, env)
             # With an unknown left operand the result is either operand: unknown.
             return right if truth is False else UNKNOWN
-        if isinstance(node, cst.Comparison):
+        if kind is cst.Comparison:
             return self.eval_comparison(node, env)
-        if isinstance(node, cst.IfExp):
+        if kind is cst.IfExp:
             truth = self.truth(self.eval(node.test, env))
             if truth is True:
                 return self.eval(node.body, env)
@@ -930,24 +935,24 @@ class Interpreter:
                 results = [spec.branch(env, lambda e: self.eval(node.body, e)),
                            spec.branch(env, lambda e: self.eval(node.orelse, e))]
             return results[0] if _same(results[0], results[1]) else UNKNOWN
-        if isinstance(node, cst.Subscript):
+        if kind is cst.Subscript:
             return self.eval_subscript(node, env)
-        if isinstance(node, cst.Lambda):
+        if kind is cst.Lambda:
             defaults = {p.name.value: self.eval(p.default, env) for p in node.params.params if p.default}
             return UserFunction(node, "<lambda>", env, defaults, self.module)
-        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+        if kind in (cst.ListComp, cst.GeneratorExp, cst.SetComp):
             return self.eval_comprehension(node, env)
-        if isinstance(node, cst.DictComp):
+        if kind is cst.DictComp:
             return self.eval_comprehension(node, env)
-        if isinstance(node, cst.NamedExpr):
+        if kind is cst.NamedExpr:
             value = self.eval(node.value, env)
             self.assign(node.target, value, env)
             return value
-        if isinstance(node, cst.Ellipsis):
+        if kind is cst.Ellipsis:
             return ...
-        if isinstance(node, cst.Await):
+        if kind is cst.Await:
             return UNKNOWN
-        if isinstance(node, cst.Yield):
+        if kind is cst.Yield:
             return self.eval_yield(node, env)
         return UNKNOWN
 
@@ -1044,13 +1049,12 @@ class Interpreter:
             op = _COMPARISONS.get(type(target.operator))
             if op is None or self.lost(left) or self.lost(right):
                 return UNKNOWN
-            ordering = isinstance(target.operator, (cst.LessThan, cst.LessThanEqual, cst.GreaterThan,
-                                                    cst.GreaterThanEqual))
+            left_plain, right_plain = cfg.plain(left), cfg.plain(right)
             if isinstance(left, cfg.Tagged):
-                self.config.on_compare(left, right, ordering)
+                self.config.on_compare(left, right, lambda v: op(v, right_plain))
             if isinstance(right, cfg.Tagged):
-                self.config.on_compare(right, left, ordering)
-            left, right = cfg.plain(left), cfg.plain(right)
+                self.config.on_compare(right, left, lambda v: op(left_plain, v))
+            left, right = left_plain, right_plain
             if isinstance(target.operator, (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)) \
                     and builtins_model.is_class_like(left) and builtins_model.is_class_like(right):
                 same = builtins_model.same_class(left, right)
