@@ -107,8 +107,11 @@ def describe(config: cfg.ConfigState) -> PathCondition:
             continue
         value = config.current(var)
         spelled = _spell(var, value, config.compared.get(key, []))
-        decisions.append((key, spelled, _negation(var, value, config.compared.get(key, []))))
-        if var.default is not cfg.MISSING and _equal(value, var.default):
+        at_default = var.default is not cfg.MISSING and _equal(value, var.default)
+        # A finding told apart by a value the user did not choose: say that it is the default.
+        decisions.append((key, f"{spelled} (the default)" if at_default else spelled,
+                          _negation(var, value, config.compared.get(key, []))))
+        if at_default:
             continue
         parts.append(spelled)
         if var.kind == "argv":
