@@ -34,11 +34,10 @@ def analyze(source: str, path: str) -> Trace:
 def explore(parsed: project.Parsed, path: str) -> Trace:
     default_config = cfg.ConfigState()
     first = interpreter.interpret_parsed(parsed, path, default_config)
-    if not default_config.candidates:
-        if default_config.reads:
-            first.condition = describe(default_config)
-        return first  # the program never tested its configuration: one path is all there is
+    # Every run has a condition, even a program that reads no configuration: its one run is every path.
     first.condition = describe(default_config)
+    if not default_config.candidates:
+        return first  # the program never tested its configuration: one path is all there is
     budget = min(MAX_PATH_STEPS, max(first.steps, 1) * MAX_PATH_WORK_FACTOR)
     spent = first.steps
     queue = [dict(child) for child in _children({}, default_config)]
