@@ -10,6 +10,8 @@ from scopelint.diagnostics import Diagnostic
 from scopelint.trace import PathCondition
 
 EVERY_PATH = "on every path"
+# Every run but those where the program stopped itself earlier (its argument checks raised).
+PAST_CHECKS = "on every path past the program's own checks"
 MAX_LISTED = 3  # conditions spelled out; more are counted
 
 
@@ -32,11 +34,17 @@ def merge(runs: list[tuple[PathCondition | None, list[Diagnostic]]], merged_beyo
             if condition is not None and condition not in conditions:
                 conditions.append(condition)
     every_run = [condition for condition, _ in runs if condition is not None]
+    # Runs the program itself stopped early (condition.stopped) say nothing about what happens
+    # later: a finding they lack is not told apart by their values.
     result = []
     for key in order:
         diagnostic, conditions = by_key[key]
+        telling = [c for c in every_run if not c.stopped or c in conditions]
+        separating = _separating_value(conditions, telling)
+        if separating is None and len(conditions) == len(telling) < len(runs):
+            separating = PAST_CHECKS
         _attach(diagnostic, conditions, every=len(conditions) == len(runs), bounded=merged_beyond_bound,
-                separating=_separating_value(conditions, every_run))
+                separating=separating)
         result.append(diagnostic)
     return result
 
@@ -53,8 +61,10 @@ def _separating_value(having: list[PathCondition], every_run: list[PathCondition
             continue  # the finding happens on a run that never tested it
         chosen = {_decision(condition, key) for condition in having}
         # Runs that ended before testing it (the program raised earlier) say nothing either way.
+        # ...and a value that no run without the finding ever tested tells nothing apart.
         if all(value is None or (value in chosen) == (condition in having)
-               for value, condition in zip(spelled, every_run)):
+               for value, condition in zip(spelled, every_run)) and any(
+                   value is not None and condition not in having for value, condition in zip(spelled, every_run)):
             ordered = [value for value in dict.fromkeys(spelled) if value in chosen]
             excluded = {value for value in spelled if value is not None and value not in chosen}
             if len(ordered) > 1 and len(excluded) == 1:
@@ -117,7 +127,7 @@ def _attach(diagnostic: Diagnostic, conditions: list[PathCondition], every: bool
             if all(label.startswith("when ") for label in labels[:MAX_LISTED]) else " or ".join(labels[:MAX_LISTED])
         if len(labels) > MAX_LISTED:
             label += f" or {len(labels) - MAX_LISTED} other configurations"
-    diagnostic.extra["condition"] = label
+    diagnostic.extra["condition"] = label.replace("when without ", "without ")
     diagnostic.extra["paths"] = [
         {"condition": condition.label, "argv": list(condition.argv), "environment": dict(condition.environment)}
         for condition in conditions

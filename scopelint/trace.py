@@ -162,6 +162,9 @@ class PathCondition:
     # value" spelled or None): ("flag:dataset", "--dataset=mnist", "FLAGS.dataset != 'mnist'").
     # Findings on several runs are described by the one value that separates them from the others.
     decisions: tuple[tuple[str, str, str | None], ...] = ()
+    # The program itself raised and ended this run (argument checks, a missing data file): a
+    # finding it lacks may lie past that point, so the run tells no condition apart.
+    stopped: bool = False
 
 
 @dataclass
@@ -186,6 +189,7 @@ class Trace:
     other_paths: list["Trace"] = field(default_factory=list)
     paths_merged: bool = False  # more configurations were seen than the bound lets run
     steps: int = 0  # interpretation work of this run (bounds the work of all runs)
+    stopped_by_program: bool = False  # the program's own raise ended the run at its top level
 
     def final_variables(self) -> list[VariableRecord]:
         return [record for record in self.variables if record.graph == self.final_graph]

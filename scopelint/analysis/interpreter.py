@@ -136,6 +136,7 @@ class Interpreter:
         self.call_counts: dict[str, int] = {}
         self.steps = 0
         self.max_steps = MAX_STEPS
+        self.stopped_by_program = False
         self.max_call_depth = MAX_CALL_DEPTH
         self.total_steps = 0
         self.module: ModuleContext | None = None
@@ -189,7 +190,9 @@ class Interpreter:
             self.exec_block(module.body, env)
         except ModelRaise:
             pass  # TensorFlow raised: the program stops here, as it would for real.
-        except (_UserRaise, _Return, _Break, _Continue):
+        except _UserRaise:
+            self.stopped_by_program = True  # its own check failed (a bad flag value): the run ends
+        except (_Return, _Break, _Continue):
             pass
         except _Budget:
             self.graph.note_unmodelled_creation()
@@ -1841,5 +1844,6 @@ def interpret_parsed(parsed: project.Parsed, path: str, configuration: cfg.Confi
     trace.uses_tensorflow = interp.tensorflow_seen
     trace.final_graph = interp.final_graph
     trace.steps = interp.total_steps
+    trace.stopped_by_program = interp.stopped_by_program
     interp.tfapi.tfapi_devices.add_device_facts(interp, trace)  # setters and placements (TFS4xx)
     return trace

@@ -9,6 +9,7 @@ analysis does not know) is still run speculatively inside that run and reports n
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from scopelint.analysis import config_values as cfg
@@ -35,7 +36,7 @@ def explore(parsed: project.Parsed, path: str) -> Trace:
     default_config = cfg.ConfigState()
     first = interpreter.interpret_parsed(parsed, path, default_config)
     # Every run has a condition, even a program that reads no configuration: its one run is every path.
-    first.condition = describe(default_config)
+    first.condition = replace(describe(default_config), stopped=first.stopped_by_program)
     if not default_config.candidates:
         return first  # the program never tested its configuration: one path is all there is
     budget = min(MAX_PATH_STEPS, max(first.steps, 1) * MAX_PATH_WORK_FACTOR)
@@ -50,7 +51,7 @@ def explore(parsed: project.Parsed, path: str) -> Trace:
         config = cfg.ConfigState(assignment=assignment)
         trace = interpreter.interpret_parsed(parsed, path, config)
         spent += trace.steps
-        trace.condition = describe(config)
+        trace.condition = replace(describe(config), stopped=trace.stopped_by_program)
         first.other_paths.append(trace)
         for child in _children(assignment, config):
             key = _frozen(child)
@@ -124,8 +125,13 @@ def describe(config: cfg.ConfigState) -> PathCondition:
     read = [int(key.split(":")[1]) for key in config.declared if key.startswith("argv:")]
     if read:
         argv = [positional.get(i, ARGV_FILLER) for i in range(1, max(read) + 1)] + argv
-    label = DEFAULT_LABEL if not parts else "when " + " and ".join(parts)
+    label = DEFAULT_LABEL if not parts else when(" and ".join(parts))
     return PathCondition(label, not parts, tuple(argv), tuple(environment), tuple(decisions))
+
+
+def when(spelled: str) -> str:
+    """"when --ema", but "without --ema": the value spelled as a choice reads without "when"."""
+    return spelled if spelled.startswith("without ") else "when " + spelled
 
 
 def _spell(var: cfg.ConfigVar, value: Any, compared: list[Any]) -> str:
@@ -147,6 +153,8 @@ def _spell(var: cfg.ConfigVar, value: Any, compared: list[Any]) -> str:
         if value:
             return var.spelling
         return f"--no{var.spelling[2:]}" if var.negatable else f"without {var.spelling}"
+    if value is None and var.kind in ("flag", "arg"):
+        return f"without {var.spelling}"  # a None default is the option not given
     return f"{var.spelling}={value}"
 
 
