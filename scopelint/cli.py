@@ -109,6 +109,9 @@ def _first_path(args: argparse.Namespace) -> str:
 
 
 def command_line_settings(args: argparse.Namespace) -> CommandLineSettings:
+    """Raises SelectorError for `--select ""`: an empty selection would turn every rule off and pass."""
+    if args.select is not None and not split_selectors(args.select):
+        raise SelectorError("--select needs at least one rule selector (a code, a prefix, a rule name or ALL)")
     cli_extend = split_selectors(args.extend_select) + (["TFS900"] if args.show_unused_noqa else [])
     return CommandLineSettings(
         select=tuple(split_selectors(args.select)) if args.select is not None else None,

@@ -137,6 +137,13 @@ def test_usage_errors_exit_2(project: Path, fake_analyzer, capsys) -> None:
     assert cli.main(["check", "--output-format", "yaml"]) == 2
 
 
+@pytest.mark.parametrize("empty", ["", ",", " "])
+def test_empty_select_is_a_usage_error(project: Path, fake_analyzer, capsys, empty: str) -> None:
+    # It turned every rule off and passed, as if the code were clean.
+    code, out, err = check(capsys, "--select", empty)
+    assert (code, out) == (2, "") and "--select needs at least one rule selector" in err
+
+
 def test_missing_path_exits_2_even_with_exit_zero(project: Path, fake_analyzer, capsys) -> None:
     code, out, err = check(capsys, "--exit-zero", "--output-format", "concise", "nope.py", "model.py")
     assert code == 2
