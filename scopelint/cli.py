@@ -400,10 +400,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # The reader went away (`| head`): stop quietly, without a traceback at interpreter exit.
+        # The reader went away (`| head -1`): it had what it wanted, so this is no error (ruff exits 0
+        # too).  Point stdout at /dev/null so that the interpreter's final flush raises nothing.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_ERROR
+        return EXIT_CLEAN
     except Exception as error:  # a bug in scopelint outside any one file
         import traceback
 

@@ -256,6 +256,21 @@ def test_module_help_version_and_no_command() -> None:
         assert flag in check_help
 
 
+def test_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    """`scopelint check . | head -1`: the reader leaving early is no internal error and no traceback."""
+    body = "".join(f'with tf.variable_scope("s{i}"):\n    tf.get_variable("w", [1])\n    tf.get_variable("w", [1])\n' for i in range(300))
+    (tmp_path / "many.py").write_text(TF_HEADER + body)
+    env = {key: value for key, value in os.environ.items() if key not in ("FORCE_COLOR", "NO_COLOR")}
+    child = subprocess.Popen([sys.executable, "-m", "scopelint", "check", "--no-cache", "--output-format", "concise", "many.py"], cwd=tmp_path, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.readline()  # `head -1`: one line, then the pipe closes
+    child.stdout.close()
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=120) == 0, err
+    assert "Traceback" not in err and "internal error" not in err and "Broken pipe" not in err
+
+
 def test_module_usage_errors() -> None:
     bad_format = run_module("check", "--output-format", "yaml")
     assert bad_format.returncode == 2 and "invalid choice: 'yaml'" in bad_format.stderr
