@@ -271,6 +271,46 @@ def test_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     assert "Traceback" not in err and "internal error" not in err and "Broken pipe" not in err
 
 
+SLOW_CHECK = """
+import sys, time
+from pathlib import Path
+from scopelint import cli, engine
+
+def slow_check(task, settings, stdin_data=None, cache=None):  # every file takes 4 s
+    Path(task.path + ".started").touch()
+    time.sleep(4)
+    return engine.FileResult(path=task.display_path)
+
+engine.check_task = slow_check  # forked workers inherit it
+sys.exit(cli.main(["check", "--no-cache", "--jobs", "2", "src"]))
+"""
+
+
+def test_ctrl_c_cancels_pending_work_at_once(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) ends the run now with 130:
+    the pool's queued files are dropped and its workers ended, instead of every file running first."""
+    import signal
+    import time
+
+    (tmp_path / "src").mkdir()
+    for index in range(12):  # 12 files x 4 s on 2 workers: 24 s if the queue is drained
+        (tmp_path / "src" / f"m{index}.py").write_text(TF_HEADER)
+    (tmp_path / "slow.py").write_text(SLOW_CHECK)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    child = subprocess.Popen([sys.executable, "slow.py"], cwd=tmp_path, env=env, start_new_session=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not list((tmp_path / "src").glob("*.started")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    interrupted = time.monotonic()
+    os.killpg(child.pid, signal.SIGINT)
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == 130, err
+    assert time.monotonic() - interrupted < 8  # one file's 4 s would be the most a drained queue saves
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert len(list((tmp_path / "src").glob("*.started"))) <= 4  # nothing queued started afterwards
+
+
 def test_module_usage_errors() -> None:
     bad_format = run_module("check", "--output-format", "yaml")
     assert bad_format.returncode == 2 and "invalid choice: 'yaml'" in bad_format.stderr
