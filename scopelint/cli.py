@@ -182,7 +182,11 @@ def command_check(args: argparse.Namespace) -> int:
 
     failed = bool(result.read_errors or result.internal_errors)
     if args.write_baseline:
-        written = baseline.write_baseline(result, Path(args.write_baseline))
+        try:
+            written = baseline.write_baseline(result, Path(args.write_baseline))
+        except OSError as problem:
+            _error(f"cannot write baseline {args.write_baseline}: {problem.strerror or problem}")
+            return EXIT_ERROR
         print(f"{PROGRAM}: wrote {written} finding{'s' if written != 1 else ''} to {args.write_baseline}", file=sys.stderr)
         return EXIT_ERROR if failed else EXIT_CLEAN
     if known_findings is not None:
