@@ -139,6 +139,10 @@ def _describe_internal_error(error: engine.InternalError) -> str:
 
 
 def command_check(args: argparse.Namespace) -> int:
+    if args.statistics and args.output_format not in STATISTICS_FORMATTERS:
+        _error(f"--statistics has no {args.output_format} form (use --output-format "
+               f"{', '.join(sorted(STATISTICS_FORMATTERS))}): it would not be valid {args.output_format} output")
+        return EXIT_ERROR
     try:
         resolver = SettingsResolver(command_line_settings(args), _fixed_config(args))
         config = resolver.config_for(_first_path(args))

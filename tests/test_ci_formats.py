@@ -163,9 +163,10 @@ def test_junit_clean_run_and_unreadable_file(project: Path, fake_analyzer, capsy
 
 
 @pytest.mark.parametrize("output_format", ["sarif", "github", "junit"])
-def test_statistics_in_ci_formats_prints_the_table(project: Path, fake_analyzer, capsys, output_format: str) -> None:
-    code, out, _ = check(capsys, "--output-format", output_format, "--statistics")
-    assert code == 1 and "TFS201" in out
+def test_statistics_in_ci_formats_is_refused(project: Path, fake_analyzer, capsys, output_format: str) -> None:
+    # A text table in the SARIF (or JUnit XML, or workflow-command) stream made it invalid.
+    code, out, err = check(capsys, "--output-format", output_format, "--statistics")
+    assert (code, out) == (2, "") and f"--statistics has no {output_format} form" in err
 
 
 def test_github_paths_are_relative_to_the_workspace(project: Path, fake_analyzer, capsys) -> None:
