@@ -211,7 +211,7 @@ def command_check(args: argparse.Namespace) -> int:
         if args.output_format in SUMMARY_FORMATS and not args.quiet:
             if findings and args.output_format == "full" and args.show_source:
                 print()
-            print(summary_line(len(findings), result.files_unchecked))
+            print(summary_line(findings, result.files_unchecked))
 
     if result.read_errors or result.internal_errors:
         return EXIT_ERROR

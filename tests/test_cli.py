@@ -51,7 +51,7 @@ def test_findings_exit_1_in_full_format(project: Path, fake_analyzer, capsys) ->
     assert out.splitlines()[0] == "model.py:2:1: TFS101 [variable-already-exists] already_exists here"
     assert "2 | w = 1  # event: already_exists related=2" in out
     assert "  = note: first created (line 2)" in out
-    assert out.endswith("\n\nFound 3 errors.\n")
+    assert out.endswith("\n\nFound 1 error and 2 warnings.\n")
 
 
 def test_concise_format_and_order(project: Path, fake_analyzer, capsys) -> None:
@@ -61,7 +61,7 @@ def test_concise_format_and_order(project: Path, fake_analyzer, capsys) -> None:
         "model.py:2:1: TFS101 already_exists here\n"
         "model.py:3:1: TFS201 variable_ignores_reuse here\n"
         f"{os.path.join('pkg', 'layers.py')}:2:1: TFS201 variable_ignores_reuse here\n"
-        "Found 3 errors.\n"
+        "Found 1 error and 2 warnings.\n"
     )
 
 
@@ -80,7 +80,7 @@ def test_json_format_has_nothing_else_on_stdout(project: Path, fake_analyzer, ca
 
 def test_exit_zero(project: Path, fake_analyzer, capsys) -> None:
     code, out, _ = check(capsys, "--exit-zero", "--output-format", "concise")
-    assert code == 0 and out.endswith("Found 3 errors.\n")
+    assert code == 0 and out.endswith("Found 1 error and 2 warnings.\n")
 
 
 @pytest.mark.parametrize(
@@ -149,7 +149,7 @@ def test_missing_path_exits_2_even_with_exit_zero(project: Path, fake_analyzer, 
     assert code == 2
     assert err == "scopelint: nope.py: No such file or directory\n"
     assert "model.py:2:1: TFS101" in out  # the run went on
-    assert out.endswith("Found 2 errors; 1 file could not be checked.\n")
+    assert out.endswith("Found 1 error and 1 warning; 1 file could not be checked.\n")
 
 
 def test_internal_errors_name_file_and_rule_and_exit_2(project: Path, fake_analyzer, capsys) -> None:
@@ -161,7 +161,7 @@ def test_internal_errors_name_file_and_rule_and_exit_2(project: Path, fake_analy
     assert "scopelint: internal error in the analyzer on crash.py: RuntimeError: the fake analyzer crashed" in err
     assert "Traceback" not in err and "--verbose" in err
     assert "model.py:2:1: TFS101" in out
-    assert out.endswith("Found 3 errors; 2 files could not be checked.\n")
+    assert out.endswith("Found 1 error and 2 warnings; 2 files could not be checked.\n")
     _, _, verbose_err = check(capsys, "--verbose", "boom.py")
     assert "Traceback (most recent call last)" in verbose_err
 
@@ -186,7 +186,7 @@ def test_noqa_and_show_unused_noqa(project: Path, fake_analyzer, capsys) -> None
     (project / "model.py").write_text(TF_HEADER + ALREADY.rstrip("\n") + "  # noqa: TFS101\n" + "x = 1  # noqa: TFS201\n")
     assert check(capsys, "--output-format", "concise", "model.py")[1] == "All checks passed!\n"
     code, out, _ = check(capsys, "--output-format", "concise", "--show-unused-noqa", "model.py")
-    assert (code, out) == (1, "model.py:3:8: TFS900 Unused `noqa` directive (unused: TFS201)\nFound 1 error.\n")
+    assert (code, out) == (1, "model.py:3:8: TFS900 Unused `noqa` directive (unused: TFS201)\nFound 1 warning.\n")
 
 
 def test_no_show_source(project: Path, fake_analyzer, capsys) -> None:
@@ -195,7 +195,7 @@ def test_no_show_source(project: Path, fake_analyzer, capsys) -> None:
         "model.py:2:1: TFS101 [variable-already-exists] already_exists here\n"
         "  = note: first created (line 2)\n"
         "model.py:3:1: TFS201 [variable-ignores-reuse] variable_ignores_reuse here\n"
-        "Found 2 errors.\n"
+        "Found 1 error and 1 warning.\n"
     )
 
 

@@ -155,9 +155,16 @@ def test_statistics() -> None:
 
 
 def test_summary_line() -> None:
-    assert [summary_line(n) for n in (0, 1, 2)] == ["All checks passed!", "Found 1 error.", "Found 2 errors."]
-    assert summary_line(0, 1) == "Found 0 errors; 1 file could not be checked."
-    assert summary_line(2, 3) == "Found 2 errors; 3 files could not be checked."
+    def findings(*severities: str) -> list[Diagnostic]:
+        return [Diagnostic("TFS101", "n", severity, "m", Site("a.py", 1, 1, 1, 2)) for severity in severities]
+
+    assert [summary_line(findings(*["error"] * n)) for n in (0, 1, 2)] == ["All checks passed!", "Found 1 error.", "Found 2 errors."]
+    # Warnings are not called errors ("Found 3 errors." when two were warnings).
+    assert summary_line(findings("error", "warning", "error")) == "Found 2 errors and 1 warning."
+    assert summary_line(findings("warning")) == "Found 1 warning."
+    assert summary_line(findings("info", "warning", "error", "warning")) == "Found 1 error, 2 warnings and 1 info."
+    assert summary_line([], 1) == "Found 0 errors; 1 file could not be checked."
+    assert summary_line(findings("error", "warning"), 3) == "Found 1 error and 1 warning; 3 files could not be checked."
 
 
 def test_every_format_is_a_function_of_the_results() -> None:

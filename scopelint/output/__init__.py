@@ -5,10 +5,12 @@ or a `str` (machine formats, written verbatim).  Machine formats: json, sarif, g
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 
 from rich.text import Text
 
+from scopelint.diagnostics import Diagnostic
 from scopelint.engine import RunResult
 from scopelint.output.concise import format_concise
 from scopelint.output.full import format_full
@@ -43,14 +45,25 @@ STATISTICS_FORMATTERS: dict[str, Callable[[RunResult], "Text | str"]] = {
 }
 
 
-def summary_line(finding_count: int, unchecked_files: int = 0) -> str:
-    """ruff's closing line; it never claims success for a run in which some files went unchecked."""
+def _count(number: int, singular: str, plural: str) -> str:
+    return f"{number} {singular if number == 1 else plural}"
+
+
+def summary_line(findings: Sequence[Diagnostic], unchecked_files: int = 0) -> str:
+    """ruff's closing line, with errors and warnings counted apart ("Found 2 errors and 1 warning.");
+    it never claims success for a run in which some files went unchecked."""
+    by_severity = Counter(finding.severity for finding in findings)
+    parts = [
+        _count(by_severity[severity], singular, plural)
+        for severity, singular, plural in (("error", "error", "errors"), ("warning", "warning", "warnings"), ("info", "info", "info"))
+        if by_severity[severity]
+    ] or ["0 errors"]
+    counted = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
     if unchecked_files:
-        files = f"{unchecked_files} file{'s' if unchecked_files != 1 else ''}"
-        return f"Found {finding_count} error{'s' if finding_count != 1 else ''}; {files} could not be checked."
-    if finding_count == 0:
+        return f"Found {counted}; {_count(unchecked_files, 'file', 'files')} could not be checked."
+    if not findings:
         return "All checks passed!"
-    return f"Found {finding_count} error{'s' if finding_count != 1 else ''}."
+    return f"Found {counted}."
 
 
 __all__ = ["FORMATTERS", "STATISTICS_FORMATTERS", "SUMMARY_FORMATS", "FormatOptions", "Formatter", "summary_line"]
