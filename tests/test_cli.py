@@ -225,7 +225,7 @@ def test_rules_and_rule_in_process(capsys) -> None:
     assert [row["code"] for row in listed] == sorted(row["code"] for row in listed)
     assert cli.main(["rule", "unused-noqa", "--output-format", "json"]) == 0
     info = json.loads(capsys.readouterr().out)
-    assert info["code"] == "TFS900" and "# noqa: TFS101" in info["bad"] and info["url"].endswith("-tfs900")
+    assert info["code"] == "TFS900" and "# noqa: TFS101" in info["bad"] and info["url"].endswith("/docs/rules/TFS900.md")
 
 
 def test_rule_with_syntax_highlighting_on_a_terminal(capsys, monkeypatch) -> None:

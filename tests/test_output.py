@@ -133,7 +133,7 @@ def test_json_format() -> None:
     tfs101 = findings[1]
     assert tfs101["location"] == {"row": 3, "column": 6} and tfs101["end_location"] == {"row": 3, "column": 30}
     assert (tfs101["name"], tfs101["severity"], tfs101["noqa_row"], tfs101["fix"]) == ("variable-already-exists", "error", 3, None)
-    assert tfs101["url"].endswith("-tfs101")
+    assert tfs101["url"].endswith("/docs/rules/TFS101.md")
     assert tfs101["related"] == [
         {"message": "first created", "filename": os.path.abspath("pkg/m.py"), "location": {"row": 1, "column": 1}},
         {"message": "also used", "filename": os.path.abspath("pkg/other.py"), "location": {"row": 7, "column": 5}},
