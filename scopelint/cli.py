@@ -301,37 +301,10 @@ def command_rule(args: argparse.Namespace) -> int:
 
 
 def add_layout_command(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("layout", help="show the predicted variables, devices and load per ps task", parents=[_color_options()])
-    parser.add_argument("file", metavar="FILE", help="the program to analyse")
-    parser.add_argument("--format", choices=["table", "json", "csv"], default="table", help="output format (default: table)")
-    parser.set_defaults(handler=command_layout)
+    """`scopelint layout`: arguments and handler live in scopelint/layout_command.py."""
+    from scopelint.layout_command import register
 
-
-def command_layout(args: argparse.Namespace) -> int:
-    from scopelint import layout
-    from scopelint.analysis import ParseFailure, analyze_source
-
-    try:
-        source = Path(args.file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as problem:
-        _error(f"{args.file}: {problem}")
-        return EXIT_ERROR
-    try:
-        trace = analyze_source(source, args.file)
-    except ParseFailure as failure:
-        _error(f"{args.file}:{failure.line}:{failure.column}: {failure.message}")
-        return EXIT_ERROR
-    result = layout.build_layout(trace)
-    if args.format == "json":
-        sys.stdout.write(layout.layout_json(result))
-    elif args.format == "csv":
-        sys.stdout.write(layout.layout_csv(result))
-    else:
-        console = make_console(sys.stdout, args.no_color)
-        if not console.is_terminal:
-            console.width = layout.PIPED_WIDTH  # piped: never cut names and devices short
-        console.print(layout.layout_table(result))
-    return EXIT_CLEAN
+    register(subparsers, parents=[_color_options()])
 
 
 # ---------------------------------------------------------------------------------------------------
