@@ -72,7 +72,8 @@ def add_check_command(subparsers: argparse._SubParsersAction) -> None:
     output_group.add_argument("--show-source", action=argparse.BooleanOptionalAction, default=True, help="show the source line under each finding (full format)")
     output_group.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
     output_group.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings (usage and internal errors still exit 2)")
-    output_group.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    output_group.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else (no summary, progress or warnings)")
+    output_group.add_argument("-s", "--silent", action="store_true", help="print nothing but errors; the exit code tells the result")
     output_group.add_argument("-v", "--verbose", action="store_true", help="show tracebacks of internal errors")
     parser.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N", help="worker processes (default: one per core; 1 runs in-process)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the results cache (.scopelint_cache/ under the project root)")
@@ -164,6 +165,8 @@ def command_check(args: argparse.Namespace) -> int:
             return EXIT_ERROR
     stdin_data = sys.stdin.buffer.read() if engine.STDIN_PATH in args.paths else None
     cache = None if args.no_cache else ResultCache.under(config.root, engine.analyzer_identity())
+    if args.silent:
+        args.quiet = True  # silent is quiet without the findings
     bar = None if args.quiet else progress_bar(sys.stderr)
     try:
         result = engine.run(args.paths, settings, jobs=args.jobs, stdin_data=stdin_data, stdin_filename=args.stdin_filename,
@@ -184,6 +187,10 @@ def command_check(args: argparse.Namespace) -> int:
     if result.internal_errors and not args.verbose:
         print(f"{PROGRAM}: this is a bug in scopelint; rerun with --verbose for the traceback", file=sys.stderr)
 
+    if not result.files and not args.quiet:
+        # ruff's warning: `check` of a folder with no Python file (a typo, an over-wide exclude)
+        # would otherwise pass as "All checks passed!".
+        print(f"{PROGRAM}: warning: no Python files found under {', '.join(args.paths)}", file=sys.stderr)
     failed = bool(result.read_errors or result.internal_errors)
     if args.write_baseline:
         try:
@@ -191,7 +198,8 @@ def command_check(args: argparse.Namespace) -> int:
         except OSError as problem:
             _error(f"cannot write baseline {args.write_baseline}: {problem.strerror or problem}")
             return EXIT_ERROR
-        print(f"{PROGRAM}: wrote {written} finding{'s' if written != 1 else ''} to {args.write_baseline}", file=sys.stderr)
+        if not args.silent:
+            print(f"{PROGRAM}: wrote {written} finding{'s' if written != 1 else ''} to {args.write_baseline}", file=sys.stderr)
         return EXIT_ERROR if failed else EXIT_CLEAN
     if known_findings is not None:
         result, _ = baseline.without_baselined(result, known_findings)
@@ -199,17 +207,20 @@ def command_check(args: argparse.Namespace) -> int:
         report = add_noqa(result)
         for path, line, why in report.skipped:
             print(f"{PROGRAM}: {path}:{line}: no noqa added: {why}", file=sys.stderr)
-        print(f"Added {report.added} noqa directive{'s' if report.added != 1 else ''}.", file=sys.stderr)
+        if not args.silent:
+            print(f"Added {report.added} noqa directive{'s' if report.added != 1 else ''}.", file=sys.stderr)
         return EXIT_ERROR if failed else EXIT_CLEAN
 
     findings = result.diagnostics
-    if args.statistics:
+    if args.silent:
+        pass
+    elif args.statistics:
         emit(STATISTICS_FORMATTERS[args.output_format](result), sys.stdout, args.no_color)
     else:
         options = FormatOptions(show_source=args.show_source)
         emit(FORMATTERS[args.output_format](result, options), sys.stdout, args.no_color)
         if args.output_format in SUMMARY_FORMATS and not args.quiet:
-            if findings and args.output_format == "full" and args.show_source:
+            if findings and (args.output_format == "full" and args.show_source or args.output_format == "grouped"):
                 print()
             print(summary_line(findings, result.files_unchecked))
 

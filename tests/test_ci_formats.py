@@ -1,4 +1,5 @@
-"""CI output formats: sarif (validated against the official SARIF 2.1.0 schema), github, junit."""
+"""CI output formats: sarif (validated against the official SARIF 2.1.0 schema), github, junit,
+gitlab, pylint, json-lines."""
 from __future__ import annotations
 
 import json
@@ -172,3 +173,37 @@ def test_statistics_in_ci_formats_is_refused(project: Path, fake_analyzer, capsy
 def test_github_paths_are_relative_to_the_workspace(project: Path, fake_analyzer, capsys) -> None:
     code, out, _ = check(capsys, "--output-format", "github", str(project / "pkg" / "layers.py"))
     assert out.startswith("::warning file=pkg/layers.py,line=2,")
+
+
+# --- gitlab ----------------------------------------------------------------------------------------
+
+
+def test_gitlab_code_quality_report(project: Path, fake_analyzer, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GitLab's Code Quality format: description, check_name, fingerprint, severity, location."""
+    monkeypatch.delenv("CI_PROJECT_DIR", raising=False)
+    code, out, _ = check(capsys, "--output-format", "gitlab")
+    issues = json.loads(out)
+    assert code == 1
+    assert [(i["check_name"], i["severity"], i["location"]["path"], i["location"]["lines"]["begin"]) for i in issues] == [
+        ("TFS101", "critical", "model.py", 2), ("TFS201", "major", "model.py", 3), ("TFS201", "major", "pkg/layers.py", 2)]
+    assert all(set(issue) == {"description", "check_name", "fingerprint", "severity", "location"} for issue in issues)
+    assert issues[0]["description"] == "TFS101 already_exists here"
+    assert len({issue["fingerprint"] for issue in issues}) == 3
+    # Paths relative to the project in a GitLab job, and fingerprints that survive lines moving.
+    monkeypatch.setenv("CI_PROJECT_DIR", str(project.parent))
+    _, out, _ = check(capsys, "--output-format", "gitlab")
+    before = json.loads(out)
+    (project / "model.py").write_text(TF_HEADER + "\n\n" + ALREADY + IGNORES)  # two lines inserted above
+    _, out, _ = check(capsys, "--output-format", "gitlab")
+    moved = json.loads(out)
+    assert moved[0]["location"] == {"path": f"{project.name}/model.py", "lines": {"begin": 4, "end": 4}}
+    assert [issue["fingerprint"] for issue in moved] == [issue["fingerprint"] for issue in before]
+
+
+def test_pylint_and_json_lines_from_the_command_line(project: Path, fake_analyzer, capsys) -> None:
+    code, out, _ = check(capsys, "--output-format", "pylint")
+    assert code == 1 and out.splitlines() == [
+        "model.py:2: [TFS101] already_exists here", "model.py:3: [TFS201] variable_ignores_reuse here",
+        "pkg/layers.py:2: [TFS201] variable_ignores_reuse here"]
+    code, out, _ = check(capsys, "--output-format", "json-lines")
+    assert code == 1 and [json.loads(line)["code"] for line in out.splitlines()] == ["TFS101", "TFS201", "TFS201"]

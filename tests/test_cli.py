@@ -70,6 +70,26 @@ def test_clean_run_exits_0(project: Path, fake_analyzer, capsys) -> None:
     assert check(capsys, "--quiet", "clean.py") == (0, "", "")
 
 
+def test_silent_prints_nothing_and_quiet_only_the_findings(project: Path, fake_analyzer, capsys) -> None:
+    assert check(capsys, "--silent") == (1, "", "")
+    assert check(capsys, "-s", "clean.py") == (0, "", "")
+    assert check(capsys, "-s", "--write-baseline", "b.json") == (0, "", "") and (project / "b.json").is_file()
+    code, out, err = check(capsys, "-s", "missing.py")
+    assert code == 2 and out == "" and "missing.py: No such file or directory" in err  # errors still say why
+    code, out, err = check(capsys, "-q", "--output-format", "concise", "model.py")
+    assert (code, err) == (1, "") and out.splitlines() == [
+        "model.py:2:1: TFS101 already_exists here", "model.py:3:1: TFS201 variable_ignores_reuse here"]
+
+
+def test_a_warning_when_no_python_file_is_found(project: Path, fake_analyzer, capsys) -> None:
+    (project / "docs").mkdir()
+    (project / "docs" / "notes.txt").write_text("no python here")
+    code, out, err = check(capsys, "docs")
+    assert (code, out) == (0, "All checks passed!\n") and err == "scopelint: warning: no Python files found under docs\n"
+    assert check(capsys, "-q", "docs") == (0, "", "")
+    assert check(capsys, "model.py")[2] == ""  # never when a file was checked
+
+
 def test_json_format_has_nothing_else_on_stdout(project: Path, fake_analyzer, capsys) -> None:
     code, out, _ = check(capsys, "--output-format", "json")
     findings = json.loads(out)

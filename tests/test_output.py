@@ -197,3 +197,34 @@ def test_machine_formats_are_written_verbatim(monkeypatch: pytest.MonkeyPatch) -
     text = FORMATTERS["json"](make_run(), FormatOptions())
     emit(text, stream, no_color=False)
     assert stream.getvalue() == text
+
+
+def test_grouped_format() -> None:
+    # ruff's grouped format: a file's name, then its findings `line:col CODE message`, aligned.
+    assert plain(FORMATTERS["grouped"](make_run(), FormatOptions())) == "\n".join([
+        "a.py:",
+        "  1:1 TFS000 TFS000 message",
+        "",
+        "pkg/m.py:",
+        "  3:6 TFS101 TFS101 message",
+        "  4:9 TFS201 TFS201 message",
+    ])
+    wide = RunResult(files=[FileResult(path="b.py", diagnostics=[
+        diagnostic("TFS101", 9, 5, 9, 6, path="b.py"), diagnostic("TFS101", 12, 17, 12, 20, path="b.py")])])
+    assert plain(FORMATTERS["grouped"](wide, FormatOptions())).splitlines()[1:] == [
+        "  9:5   TFS101 TFS101 message", "  12:17 TFS101 TFS101 message"]
+    assert plain(FORMATTERS["grouped"](RunResult(files=[FileResult(path="clean.py")]), FormatOptions())) == ""
+
+
+def test_json_lines_format_is_one_json_object_per_finding() -> None:
+    lines = FORMATTERS["json-lines"](make_run(), FormatOptions()).splitlines()
+    assert [json.loads(line) for line in lines] == json.loads(FORMATTERS["json"](make_run(), FormatOptions()))
+    assert len(lines) == 3
+
+
+def test_pylint_format() -> None:
+    assert FORMATTERS["pylint"](make_run(), FormatOptions()).splitlines() == [
+        "a.py:1: [TFS000] TFS000 message",
+        "pkg/m.py:3: [TFS101] TFS101 message",
+        "pkg/m.py:4: [TFS201] TFS201 message",
+    ]

@@ -1,7 +1,8 @@
 """Output formats: each is a function of the run's results.
 
 A formatter returns either a `rich.text.Text` (human formats: styled on a terminal, plain when piped)
-or a `str` (machine formats, written verbatim).  Machine formats: json, sarif, github, junit.
+or a `str` (machine formats, written verbatim).  Machine formats: json, json-lines, sarif, github,
+gitlab, junit, pylint.
 """
 from __future__ import annotations
 
@@ -15,9 +16,13 @@ from scopelint.engine import RunResult
 from scopelint.output.concise import format_concise
 from scopelint.output.full import format_full
 from scopelint.output.github import format_github
+from scopelint.output.gitlab import format_gitlab
+from scopelint.output.grouped import format_grouped
 from scopelint.output.json_format import format_json
+from scopelint.output.json_lines import format_json_lines
 from scopelint.output.junit import format_junit
 from scopelint.output.options import FormatOptions
+from scopelint.output.pylint import format_pylint
 from scopelint.output.sarif import format_sarif
 from scopelint.output.statistics import format_statistics_json, format_statistics_text
 
@@ -26,19 +31,24 @@ Formatter = Callable[[RunResult, FormatOptions], "Text | str"]
 FORMATTERS: dict[str, Formatter] = {
     "full": format_full,
     "concise": format_concise,
+    "grouped": format_grouped,
     "json": format_json,
+    "json-lines": format_json_lines,
     "sarif": format_sarif,
     "github": format_github,
+    "gitlab": format_gitlab,
     "junit": format_junit,
+    "pylint": format_pylint,
 }
 
 # Formats that a summary line ("Found 3 errors.") follows, as in ruff.
-SUMMARY_FORMATS = frozenset({"full", "concise"})
+SUMMARY_FORMATS = frozenset({"full", "concise", "grouped"})
 
 # --statistics in each format; human formats share the table.
 STATISTICS_FORMATTERS: dict[str, Callable[[RunResult], "Text | str"]] = {
     "full": format_statistics_text,
     "concise": format_statistics_text,
+    "grouped": format_statistics_text,
     "json": format_statistics_json,
     # The CI formats (sarif, github, junit) have no statistics form: a table in their stream made it
     # invalid for its reader, so `check` refuses the combination.
