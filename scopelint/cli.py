@@ -187,9 +187,10 @@ def command_check(args: argparse.Namespace) -> int:
     if result.internal_errors and not args.verbose:
         print(f"{PROGRAM}: this is a bug in scopelint; rerun with --verbose for the traceback", file=sys.stderr)
 
-    if not result.files and not args.quiet:
+    if not result.files and not args.quiet and not settings.force_exclude:
         # ruff's warning: `check` of a folder with no Python file (a typo, an over-wide exclude)
-        # would otherwise pass as "All checks passed!".
+        # would otherwise pass as "All checks passed!".  Not with --force-exclude: pre-commit
+        # naming only excluded files is no mistake.
         print(f"{PROGRAM}: warning: no Python files found under {', '.join(args.paths)}", file=sys.stderr)
     failed = bool(result.read_errors or result.internal_errors)
     if args.write_baseline:
