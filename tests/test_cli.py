@@ -553,3 +553,11 @@ def test_abbreviated_options_are_refused(project: Path, fake_analyzer, capsys) -
     assert cli.main(["check", "--out", "json"]) == 2
     assert cli.main(["rules", "--output", "json"]) == 2
     assert check(capsys, "--no-cache", "--exit-zero")[0] == 0  # the full spelling still works
+
+
+@pytest.mark.parametrize("command, value", [("layout", "json"), ("verify", "json"), ("migrate", "json")])
+def test_every_command_spells_output_format_as_check_does(command: str, value: str) -> None:
+    parser = cli.build_parser()
+    for spelling in ("--output-format", "--format"):  # --format: the first spelling, kept
+        args = parser.parse_args([command, "x.py", spelling, value])
+        assert (getattr(args, "output_format", None) or getattr(args, "format", None)) == value

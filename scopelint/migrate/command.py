@@ -22,7 +22,9 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
         help="write a TF1 -> TF2 migration report (variables, reuse, recipes, checkpoint keys, effort)")
     parser.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories ('-' reads stdin; default: .)")
     parser.add_argument("--stdin-filename", metavar="PATH", help="the name to report for source read from stdin")
-    parser.add_argument("--format", choices=sorted(FORMATS), default="markdown", help="report format (default: markdown)")
+    # --output-format as `check` spells it; --format, the first spelling, stays.
+    parser.add_argument("--output-format", "--format", dest="format", choices=sorted(FORMATS), default="markdown",
+                        help="report format (default: markdown)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the report here instead of stdout")
     parser.add_argument("--name-map", metavar="FILE",
                         help="also write the checkpoint name map (CSV if FILE ends in .csv, else JSON)")
