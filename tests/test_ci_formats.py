@@ -207,3 +207,30 @@ def test_pylint_and_json_lines_from_the_command_line(project: Path, fake_analyze
         "pkg/layers.py:2: [TFS201] variable_ignores_reuse here"]
     code, out, _ = check(capsys, "--output-format", "json-lines")
     assert code == 1 and [json.loads(line)["code"] for line in out.splitlines()] == ["TFS101", "TFS201", "TFS201"]
+
+
+def test_rdjson_for_reviewdog(project: Path, fake_analyzer, capsys) -> None:
+    code, out, _ = check(capsys, "--output-format", "rdjson")
+    document = json.loads(out)
+    assert code == 1 and document["source"]["name"] == "scopelint"
+    first = document["diagnostics"][0]
+    assert first["message"] == "already_exists here" and first["severity"] == "ERROR"
+    assert first["location"] == {"path": "model.py", "range": {"start": {"line": 2, "column": 1}, "end": {"line": 2, "column": 7}}}
+    assert first["code"]["value"] == "TFS101" and first["code"]["url"].endswith("/docs/rules/TFS101.md")
+    assert first["related_locations"][0]["location"]["path"] == "model.py"
+    assert [(d["code"]["value"], d["severity"]) for d in document["diagnostics"][1:]] == [("TFS201", "WARNING"), ("TFS201", "WARNING")]
+
+
+def test_azure_logging_commands(project: Path, fake_analyzer, capsys) -> None:
+    code, out, _ = check(capsys, "--output-format", "azure")
+    assert code == 1 and out.splitlines()[0] == (
+        "##vso[task.logissue type=error;sourcepath=model.py;linenumber=2;columnnumber=1;code=TFS101;]TFS101 already_exists here")
+    assert out.splitlines()[1].startswith("##vso[task.logissue type=warning;sourcepath=model.py;linenumber=3;")
+
+
+def test_azure_escapes_what_the_agent_unescapes() -> None:
+    from scopelint.output.azure import logissue
+
+    found = Diagnostic("TFS101", "n", "info", "100% sure;\nsecond line]", Site("dir;x]/m.py", 1, 2, 1, 3))
+    assert logissue(found) == ("##vso[task.logissue type=warning;sourcepath=dir%3Bx%5D/m.py;linenumber=1;columnnumber=2;"
+                               "code=TFS101;]TFS101 100%AZP25 sure;%0Asecond line]")

@@ -2,7 +2,7 @@
 
 A formatter returns either a `rich.text.Text` (human formats: styled on a terminal, plain when piped)
 or a `str` (machine formats, written verbatim).  Machine formats: json, json-lines, sarif, github,
-gitlab, junit, pylint.
+gitlab, azure, junit, pylint, rdjson.
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from rich.text import Text
 
 from scopelint.diagnostics import Diagnostic
 from scopelint.engine import RunResult
+from scopelint.output.azure import format_azure
 from scopelint.output.concise import format_concise
 from scopelint.output.full import format_full
 from scopelint.output.github import format_github
@@ -23,6 +24,7 @@ from scopelint.output.json_lines import format_json_lines
 from scopelint.output.junit import format_junit
 from scopelint.output.options import FormatOptions
 from scopelint.output.pylint import format_pylint
+from scopelint.output.rdjson import format_rdjson
 from scopelint.output.sarif import format_sarif
 from scopelint.output.statistics import format_statistics_json, format_statistics_text
 
@@ -39,6 +41,8 @@ FORMATTERS: dict[str, Formatter] = {
     "gitlab": format_gitlab,
     "junit": format_junit,
     "pylint": format_pylint,
+    "rdjson": format_rdjson,
+    "azure": format_azure,
 }
 
 # Formats that a summary line ("Found 3 errors.") follows, as in ruff.
