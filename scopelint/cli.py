@@ -67,6 +67,9 @@ def add_check_command(subparsers: argparse._SubParsersAction) -> None:
     files_group.add_argument("--stdin-filename", metavar="PATH", help="the name to report for source read from stdin")
     files_group.add_argument("--config", metavar="FILE", help="use this pyproject.toml or scopelint.toml for every file (default: each file's nearest)")
     files_group.add_argument("--isolated", action="store_true", help="ignore any configuration file")
+    files_group.add_argument("--show-files", action="store_true", help="list the files that would be checked, and check nothing")
+    files_group.add_argument("--show-settings", action="store_true",
+                             help="print the settings the first path is checked with (its configuration file, rules, excludes), and check nothing")
     output_group = parser.add_argument_group("output")
     output_group.add_argument("--output-format", choices=sorted(FORMATTERS), default="full", help="how findings are printed (default: full)")
     output_group.add_argument("--show-source", action=argparse.BooleanOptionalAction, default=True, help="show the source line under each finding (full format)")
@@ -153,6 +156,8 @@ def command_check(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     if args.stdin_filename and engine.STDIN_PATH not in args.paths and args.paths == ["."]:
         args.paths = [engine.STDIN_PATH]  # ruff: --stdin-filename alone means "read stdin"
+    if args.show_files or args.show_settings:
+        return _show(args, resolver)
     if args.add_noqa and engine.STDIN_PATH in args.paths:
         _error("--add-noqa edits files and cannot be used with stdin")
         return EXIT_ERROR
@@ -229,6 +234,26 @@ def command_check(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     if findings and not args.exit_zero:
         return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _show(args: argparse.Namespace, resolver: SettingsResolver) -> int:
+    """--show-files / --show-settings: print what a run would use instead of running."""
+    from scopelint import show
+
+    try:
+        if args.show_settings:
+            sys.stdout.write(show.settings_text(_first_path(args), resolver))
+        if args.show_files:
+            sys.stdout.write("".join(f"{path}\n" for path in show.files_to_check(args.paths, resolver)))
+            missing = show.missing_paths(args.paths, resolver)
+            for path in missing:
+                print(f"{PROGRAM}: {path}: No such file or directory", file=sys.stderr)
+            if missing:
+                return EXIT_ERROR
+    except (ConfigError, SelectorError) as problem:
+        _error(str(problem))
+        return EXIT_ERROR
     return EXIT_CLEAN
 
 

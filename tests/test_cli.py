@@ -561,3 +561,24 @@ def test_every_command_spells_output_format_as_check_does(command: str, value: s
     for spelling in ("--output-format", "--format"):  # --format: the first spelling, kept
         args = parser.parse_args([command, "x.py", spelling, value])
         assert (getattr(args, "output_format", None) or getattr(args, "format", None)) == value
+
+
+def test_show_files_lists_what_a_run_would_check(project: Path, fake_analyzer, capsys) -> None:
+    (project / "pyproject.toml").write_text('[tool.scopelint]\nextend-exclude = ["pkg"]\n')
+    code, out, err = check(capsys, "--show-files")
+    assert (code, err) == (0, "") and out.splitlines() == ["clean.py", "model.py"]  # nothing checked: no findings
+    code, out, err = check(capsys, "--show-files", "pkg/layers.py", "nope.py")
+    assert code == 2 and out == f"{os.path.join('pkg', 'layers.py')}\n" and "nope.py: No such file or directory" in err
+
+
+def test_show_settings_names_the_configuration_and_the_rules(project: Path, fake_analyzer, capsys) -> None:
+    (project / "sub").mkdir()
+    (project / "sub" / "pyproject.toml").write_text('[tool.scopelint]\nignore = ["TFS201"]\nper-file-ignores = { "gen/*" = ["TFS1"] }\n')
+    code, out, _ = check(capsys, "--show-settings", "--extend-select", "TFS900", "sub")
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == "Resolved settings for: sub"
+    assert lines[1] == f"Settings path: {(project / 'sub' / 'pyproject.toml').resolve()}"
+    assert 'enabled = ["TFS000", "TFS101", "TFS102", "TFS900"]  # 4 of 5 rules' in lines
+    assert 'disabled = ["TFS201"]' in lines and '"gen/*" = ["TFS101", "TFS102"]' in lines
+    code, out, _ = check(capsys, "--show-settings", "model.py")
+    assert "Settings path: (none: the defaults)" in out and 'disabled = ["TFS900"]' in out
