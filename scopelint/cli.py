@@ -21,7 +21,7 @@ from rich.text import Text
 from scopelint import baseline, engine
 from scopelint.add_noqa import add_noqa
 from scopelint.cache import ResultCache
-from scopelint.config import Config, ConfigError, load_config
+from scopelint.config import Config, ConfigError, load_config, parse_override
 from scopelint.diagnostics import RuleInfo
 from scopelint.output import FORMATTERS, STATISTICS_FORMATTERS, SUMMARY_FORMATS, FormatOptions, summary_line
 from scopelint.output.progress import progress_bar
@@ -65,7 +65,9 @@ def add_check_command(subparsers: argparse._SubParsersAction) -> None:
     files_group.add_argument("--force-exclude", action=argparse.BooleanOptionalAction, default=None,
                              help="apply exclude patterns to files named on the command line too (for pre-commit)")
     files_group.add_argument("--stdin-filename", metavar="PATH", help="the name to report for source read from stdin")
-    files_group.add_argument("--config", metavar="FILE", help="use this pyproject.toml or scopelint.toml for every file (default: each file's nearest)")
+    files_group.add_argument("--config", action="append", default=[], metavar="FILE|KEY=VALUE",
+                             help="use this pyproject.toml or scopelint.toml for every file (default: each file's nearest); "
+                                  "or override one setting in TOML, on top of any file: --config 'ignore = [\"TFS302\"]' (repeatable)")
     files_group.add_argument("--isolated", action="store_true", help="ignore any configuration file")
     files_group.add_argument("--show-files", action="store_true", help="list the files that would be checked, and check nothing")
     files_group.add_argument("--show-settings", action="store_true",
@@ -98,13 +100,30 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _config_files(args: argparse.Namespace) -> list[str]:
+    """The --config values that name files (ruff: an existing file, or a value without `=`)."""
+    return [value for value in args.config if os.path.isfile(value) or "=" not in value]
+
+
 def _fixed_config(args: argparse.Namespace) -> Config | None:
-    """The one configuration for every file (--isolated, --config), or None: each file's nearest."""
+    """The one configuration for every file (--isolated, --config FILE), or None: each file's nearest."""
+    files = _config_files(args)
+    if len(files) > 1:
+        raise ConfigError(f"--config names one file, not {len(files)}: {', '.join(files)}")
     if args.isolated:
         return Config(root=Path.cwd().resolve())
-    if args.config:
-        return load_config(Path(args.config))
+    if files:
+        return load_config(Path(files[0]))
     return None
+
+
+def _config_overrides(args: argparse.Namespace) -> dict:
+    """--config KEY=VALUE settings, later ones winning."""
+    overrides: dict = {}
+    for value in args.config:
+        if value not in _config_files(args):
+            overrides.update(parse_override(value))
+    return overrides
 
 
 def _first_path(args: argparse.Namespace) -> str:
@@ -148,7 +167,7 @@ def command_check(args: argparse.Namespace) -> int:
                f"{', '.join(sorted(STATISTICS_FORMATTERS))}): it would not be valid {args.output_format} output")
         return EXIT_ERROR
     try:
-        resolver = SettingsResolver(command_line_settings(args), _fixed_config(args))
+        resolver = SettingsResolver(command_line_settings(args), _fixed_config(args), _config_overrides(args))
         config = resolver.config_for(_first_path(args))
         settings = resolver(_first_path(args))
     except (ConfigError, SelectorError) as problem:

@@ -540,6 +540,33 @@ def test_each_file_gets_its_nearest_configuration(project: Path, fake_analyzer, 
     assert {code for _, code in codes("--config", "strict.toml", "sub", "src")} == {"TFS101"}
 
 
+def test_config_key_value_overrides_every_configuration(project: Path, fake_analyzer, capsys) -> None:
+    """`--config 'KEY = VALUE'` (TOML, as ruff's): one setting on top of each file's own configuration."""
+    (project / "sub").mkdir()
+    (project / "sub" / "b.py").write_text(TF_HEADER + ALREADY + IGNORES)
+    (project / "sub" / "pyproject.toml").write_text('[tool.scopelint]\nignore = ["TFS201"]\n')
+
+    def codes(*argv: str) -> list[tuple[str, str]]:
+        code, out, _ = check(capsys, "--no-cache", "--output-format", "json", *argv)
+        assert code in (0, 1)
+        return sorted((Path(f["filename"]).name, f["code"]) for f in json.loads(out))
+
+    assert codes("sub", "model.py") == [("b.py", "TFS101"), ("model.py", "TFS101"), ("model.py", "TFS201")]
+    # ignore replaced in both the nested and the default configuration; sub's own ignore is gone.
+    assert codes("--config", 'ignore = ["TFS101"]', "sub", "model.py") == [("b.py", "TFS201"), ("model.py", "TFS201")]
+    assert codes("--config", 'select=["TFS2"]', "--config", "extend-exclude = ['sub']", ".") == [
+        ("layers.py", "TFS201"), ("model.py", "TFS201")]
+    # With a file: the file for every path, the setting on top.
+    (project / "strict.toml").write_text('select = ["TFS101"]\n')
+    assert codes("--config", "strict.toml", "--config", 'extend-select = ["TFS201"]', "sub") == [("b.py", "TFS101"), ("b.py", "TFS201")]
+    for bad, message in (('ignor = ["TFS1"]', "unknown key(s): ignor"), ("ignore = TFS1", "not a file, nor a KEY = VALUE"),
+                         ('ignore = "TFS1"', "ignore must be a list of strings")):
+        code, out, err = check(capsys, "--config", bad)
+        assert (code, out) == (2, "") and message in err, err
+    code, _, err = check(capsys, "--config", "strict.toml", "--config", "strict.toml")
+    assert code == 2 and "--config names one file" in err
+
+
 def test_a_broken_nested_configuration_is_a_usage_error(project: Path, fake_analyzer, capsys) -> None:
     (project / "pkg" / "pyproject.toml").write_text('[tool.scopelint]\nselect = ["NOPE1"]\n')
     code, out, err = check(capsys, "--no-cache", ".")
