@@ -580,7 +580,8 @@ def run(
         except KeyboardInterrupt:
             _stop_at_once(executor)
             raise
-        executor.shutdown()
+        finally:
+            executor.shutdown()  # waits for nothing after _stop_at_once
         for task in file_tasks:
             if id(task) in lost:
                 finished(task, _check_in_own_process(task, settings, cache, context))
