@@ -44,6 +44,9 @@ def write_baseline(run: RunResult, file: Path) -> int:
             for key, count in sorted(counts.items())
         ],
     }
+    # `--write-baseline ci/known.json` in a fresh clone: the folder is created, as an output file's
+    # folder is by most tools; other OSErrors (a folder in the way, no permission) go to the caller.
+    file.parent.mkdir(parents=True, exist_ok=True)
     file.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return sum(counts.values())
 

@@ -21,7 +21,7 @@ from rich.text import Text
 from scopelint import baseline, engine
 from scopelint.add_noqa import add_noqa
 from scopelint.cache import ResultCache
-from scopelint.config import Config, ConfigError, load_config
+from scopelint.config import Config, ConfigError, load_config, parse_override
 from scopelint.diagnostics import RuleInfo
 from scopelint.output import FORMATTERS, STATISTICS_FORMATTERS, SUMMARY_FORMATS, FormatOptions, summary_line
 from scopelint.output.progress import progress_bar
@@ -65,14 +65,20 @@ def add_check_command(subparsers: argparse._SubParsersAction) -> None:
     files_group.add_argument("--force-exclude", action=argparse.BooleanOptionalAction, default=None,
                              help="apply exclude patterns to files named on the command line too (for pre-commit)")
     files_group.add_argument("--stdin-filename", metavar="PATH", help="the name to report for source read from stdin")
-    files_group.add_argument("--config", metavar="FILE", help="use this pyproject.toml or scopelint.toml for every file (default: each file's nearest)")
+    files_group.add_argument("--config", action="append", default=[], metavar="FILE|KEY=VALUE",
+                             help="use this pyproject.toml or scopelint.toml for every file (default: each file's nearest); "
+                                  "or override one setting in TOML, on top of any file: --config 'ignore = [\"TFS302\"]' (repeatable)")
     files_group.add_argument("--isolated", action="store_true", help="ignore any configuration file")
+    files_group.add_argument("--show-files", action="store_true", help="list the files that would be checked, and check nothing")
+    files_group.add_argument("--show-settings", action="store_true",
+                             help="print the settings the first path is checked with (its configuration file, rules, excludes), and check nothing")
     output_group = parser.add_argument_group("output")
     output_group.add_argument("--output-format", choices=sorted(FORMATTERS), default="full", help="how findings are printed (default: full)")
     output_group.add_argument("--show-source", action=argparse.BooleanOptionalAction, default=True, help="show the source line under each finding (full format)")
     output_group.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
     output_group.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings (usage and internal errors still exit 2)")
-    output_group.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    output_group.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else (no summary, progress or warnings)")
+    output_group.add_argument("-s", "--silent", action="store_true", help="print nothing but errors; the exit code tells the result")
     output_group.add_argument("-v", "--verbose", action="store_true", help="show tracebacks of internal errors")
     parser.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N", help="worker processes (default: one per core; 1 runs in-process)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the results cache (.scopelint_cache/ under the project root)")
@@ -94,13 +100,30 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _config_files(args: argparse.Namespace) -> list[str]:
+    """The --config values that name files (ruff: an existing file, or a value without `=`)."""
+    return [value for value in args.config if os.path.isfile(value) or "=" not in value]
+
+
 def _fixed_config(args: argparse.Namespace) -> Config | None:
-    """The one configuration for every file (--isolated, --config), or None: each file's nearest."""
+    """The one configuration for every file (--isolated, --config FILE), or None: each file's nearest."""
+    files = _config_files(args)
+    if len(files) > 1:
+        raise ConfigError(f"--config names one file, not {len(files)}: {', '.join(files)}")
     if args.isolated:
         return Config(root=Path.cwd().resolve())
-    if args.config:
-        return load_config(Path(args.config))
+    if files:
+        return load_config(Path(files[0]))
     return None
+
+
+def _config_overrides(args: argparse.Namespace) -> dict:
+    """--config KEY=VALUE settings, later ones winning."""
+    overrides: dict = {}
+    for value in args.config:
+        if value not in _config_files(args):
+            overrides.update(parse_override(value))
+    return overrides
 
 
 def _first_path(args: argparse.Namespace) -> str:
@@ -109,6 +132,9 @@ def _first_path(args: argparse.Namespace) -> str:
 
 
 def command_line_settings(args: argparse.Namespace) -> CommandLineSettings:
+    """Raises SelectorError for `--select ""`: an empty selection would turn every rule off and pass."""
+    if args.select is not None and not split_selectors(args.select):
+        raise SelectorError("--select needs at least one rule selector (a code, a prefix, a rule name or ALL)")
     cli_extend = split_selectors(args.extend_select) + (["TFS900"] if args.show_unused_noqa else [])
     return CommandLineSettings(
         select=tuple(split_selectors(args.select)) if args.select is not None else None,
@@ -136,8 +162,12 @@ def _describe_internal_error(error: engine.InternalError) -> str:
 
 
 def command_check(args: argparse.Namespace) -> int:
+    if args.statistics and args.output_format not in STATISTICS_FORMATTERS:
+        _error(f"--statistics has no {args.output_format} form (use --output-format "
+               f"{', '.join(sorted(STATISTICS_FORMATTERS))}): it would not be valid {args.output_format} output")
+        return EXIT_ERROR
     try:
-        resolver = SettingsResolver(command_line_settings(args), _fixed_config(args))
+        resolver = SettingsResolver(command_line_settings(args), _fixed_config(args), _config_overrides(args))
         config = resolver.config_for(_first_path(args))
         settings = resolver(_first_path(args))
     except (ConfigError, SelectorError) as problem:
@@ -145,6 +175,8 @@ def command_check(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     if args.stdin_filename and engine.STDIN_PATH not in args.paths and args.paths == ["."]:
         args.paths = [engine.STDIN_PATH]  # ruff: --stdin-filename alone means "read stdin"
+    if args.show_files or args.show_settings:
+        return _show(args, resolver)
     if args.add_noqa and engine.STDIN_PATH in args.paths:
         _error("--add-noqa edits files and cannot be used with stdin")
         return EXIT_ERROR
@@ -157,6 +189,8 @@ def command_check(args: argparse.Namespace) -> int:
             return EXIT_ERROR
     stdin_data = sys.stdin.buffer.read() if engine.STDIN_PATH in args.paths else None
     cache = None if args.no_cache else ResultCache.under(config.root, engine.analyzer_identity())
+    if args.silent:
+        args.quiet = True  # silent is quiet without the findings
     bar = None if args.quiet else progress_bar(sys.stderr)
     try:
         result = engine.run(args.paths, settings, jobs=args.jobs, stdin_data=stdin_data, stdin_filename=args.stdin_filename,
@@ -177,10 +211,20 @@ def command_check(args: argparse.Namespace) -> int:
     if result.internal_errors and not args.verbose:
         print(f"{PROGRAM}: this is a bug in scopelint; rerun with --verbose for the traceback", file=sys.stderr)
 
+    if not result.files and not args.quiet and not settings.force_exclude:
+        # ruff's warning: `check` of a folder with no Python file (a typo, an over-wide exclude)
+        # would otherwise pass as "All checks passed!".  Not with --force-exclude: pre-commit
+        # naming only excluded files is no mistake.
+        print(f"{PROGRAM}: warning: no Python files found under {', '.join(args.paths)}", file=sys.stderr)
     failed = bool(result.read_errors or result.internal_errors)
     if args.write_baseline:
-        written = baseline.write_baseline(result, Path(args.write_baseline))
-        print(f"{PROGRAM}: wrote {written} finding{'s' if written != 1 else ''} to {args.write_baseline}", file=sys.stderr)
+        try:
+            written = baseline.write_baseline(result, Path(args.write_baseline))
+        except OSError as problem:
+            _error(f"cannot write baseline {args.write_baseline}: {problem.strerror or problem}")
+            return EXIT_ERROR
+        if not args.silent:
+            print(f"{PROGRAM}: wrote {written} finding{'s' if written != 1 else ''} to {args.write_baseline}", file=sys.stderr)
         return EXIT_ERROR if failed else EXIT_CLEAN
     if known_findings is not None:
         result, _ = baseline.without_baselined(result, known_findings)
@@ -188,24 +232,47 @@ def command_check(args: argparse.Namespace) -> int:
         report = add_noqa(result)
         for path, line, why in report.skipped:
             print(f"{PROGRAM}: {path}:{line}: no noqa added: {why}", file=sys.stderr)
-        print(f"Added {report.added} noqa directive{'s' if report.added != 1 else ''}.", file=sys.stderr)
+        if not args.silent:
+            print(f"Added {report.added} noqa directive{'s' if report.added != 1 else ''}.", file=sys.stderr)
         return EXIT_ERROR if failed else EXIT_CLEAN
 
     findings = result.diagnostics
-    if args.statistics:
+    if args.silent:
+        pass
+    elif args.statistics:
         emit(STATISTICS_FORMATTERS[args.output_format](result), sys.stdout, args.no_color)
     else:
         options = FormatOptions(show_source=args.show_source)
         emit(FORMATTERS[args.output_format](result, options), sys.stdout, args.no_color)
         if args.output_format in SUMMARY_FORMATS and not args.quiet:
-            if findings and args.output_format == "full" and args.show_source:
+            if findings and (args.output_format == "full" and args.show_source or args.output_format == "grouped"):
                 print()
-            print(summary_line(len(findings), result.files_unchecked))
+            print(summary_line(findings, result.files_unchecked))
 
     if result.read_errors or result.internal_errors:
         return EXIT_ERROR
     if findings and not args.exit_zero:
         return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _show(args: argparse.Namespace, resolver: SettingsResolver) -> int:
+    """--show-files / --show-settings: print what a run would use instead of running."""
+    from scopelint import show
+
+    try:
+        if args.show_settings:
+            sys.stdout.write(show.settings_text(_first_path(args), resolver))
+        if args.show_files:
+            sys.stdout.write("".join(f"{path}\n" for path in show.files_to_check(args.paths, resolver)))
+            missing = show.missing_paths(args.paths, resolver)
+            for path in missing:
+                print(f"{PROGRAM}: {path}: No such file or directory", file=sys.stderr)
+            if missing:
+                return EXIT_ERROR
+    except (ConfigError, SelectorError) as problem:
+        _error(str(problem))
+        return EXIT_ERROR
     return EXIT_CLEAN
 
 
@@ -290,37 +357,10 @@ def command_rule(args: argparse.Namespace) -> int:
 
 
 def add_layout_command(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("layout", help="show the predicted variables, devices and load per ps task", parents=[_color_options()])
-    parser.add_argument("file", metavar="FILE", help="the program to analyse")
-    parser.add_argument("--format", choices=["table", "json", "csv"], default="table", help="output format (default: table)")
-    parser.set_defaults(handler=command_layout)
+    """`scopelint layout`: arguments and handler live in scopelint/layout_command.py."""
+    from scopelint.layout_command import register
 
-
-def command_layout(args: argparse.Namespace) -> int:
-    from scopelint import layout
-    from scopelint.analysis import ParseFailure, analyze_source
-
-    try:
-        source = Path(args.file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as problem:
-        _error(f"{args.file}: {problem}")
-        return EXIT_ERROR
-    try:
-        trace = analyze_source(source, args.file)
-    except ParseFailure as failure:
-        _error(f"{args.file}:{failure.line}:{failure.column}: {failure.message}")
-        return EXIT_ERROR
-    result = layout.build_layout(trace)
-    if args.format == "json":
-        sys.stdout.write(layout.layout_json(result))
-    elif args.format == "csv":
-        sys.stdout.write(layout.layout_csv(result))
-    else:
-        console = make_console(sys.stdout, args.no_color)
-        if not console.is_terminal:
-            console.width = layout.PIPED_WIDTH  # piped: never cut names and devices short
-        console.print(layout.layout_table(result))
-    return EXIT_CLEAN
+    register(subparsers, parents=[_color_options()])
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -397,10 +437,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # The reader went away (`| head`): stop quietly, without a traceback at interpreter exit.
+        # The reader went away (`| head -1`): it had what it wanted, so this is no error (ruff exits 0
+        # too).  Point stdout at /dev/null so that the interpreter's final flush raises nothing.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_ERROR
+        return EXIT_CLEAN
     except Exception as error:  # a bug in scopelint outside any one file
         import traceback
 

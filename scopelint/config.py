@@ -8,7 +8,7 @@ Patterns in it are relative to its folder.  Command-line flags are applied on to
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +95,42 @@ def load_config(pyproject: Path) -> Config:
     where = "" if standalone else " in [tool.scopelint]"
     if not isinstance(table, dict):
         raise ConfigError(f"{pyproject}: [tool.scopelint] must be a table")
+    return _config_from_table(table, pyproject, where, pyproject.resolve().parent, pyproject)
+
+
+def parse_override(text: str) -> dict[str, Any]:
+    """`--config KEY=VALUE`: one setting in TOML syntax (`select = ["TFS1"]`, `force-exclude = true`),
+    as ruff's `--config` takes it; validated like a configuration file's keys."""
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"--config {text!r}: not a file, nor a KEY = VALUE setting in TOML ({error})") from error
+    table = table.get("tool", {}).get("scopelint", table) if "tool" in table else table
+    _config_from_table(table, Path(f"--config {text!r}"), "", Path.cwd(), None)  # validates
+    return table
+
+
+def with_overrides(config: Config, overrides: dict[str, Any]) -> Config:
+    """`config` with the `--config KEY=VALUE` settings on top (patterns stay relative to its root)."""
+    if not overrides:
+        return config
+    given = _config_from_table(overrides, Path("--config"), "", config.root, config.path)
+    changed = {
+        name: getattr(given, name)
+        for key, name in _FIELD_OF_KEY.items()
+        if key in overrides
+    }
+    return replace(config, **changed)
+
+
+_FIELD_OF_KEY = {
+    "select": "select", "extend-select": "extend_select", "ignore": "ignore", "exclude": "exclude",
+    "extend-exclude": "extend_exclude", "per-file-ignores": "per_file_ignores",
+    "respect-gitignore": "respect_gitignore", "force-exclude": "force_exclude",
+}
+
+
+def _config_from_table(table: dict[str, Any], pyproject: Path, where: str, root: Path, path: Path | None) -> Config:
     unknown = sorted(set(table) - KNOWN_KEYS)
     if unknown:
         raise ConfigError(
@@ -115,8 +151,8 @@ def load_config(pyproject: Path) -> Config:
     for pattern, codes in raw_ignores.items():
         per_file_ignores[pattern] = _string_list(codes, f"per-file-ignores {pattern!r}", pyproject)
     return Config(
-        root=pyproject.resolve().parent,
-        path=pyproject,
+        root=root,
+        path=path,
         select=lists.get("select"),
         extend_select=lists.get("extend-select", ()),
         ignore=lists.get("ignore", ()),

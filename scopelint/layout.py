@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +22,7 @@ from rich.text import Text
 
 from scopelint.model.devices import DeviceSpec
 from scopelint.model.sizes import bytes_of
-from scopelint.trace import Shape, Trace, VariableRecord
+from scopelint.trace import RAISING_KINDS, Shape, Trace, VariableRecord
 
 FORMATS = ("table", "json", "csv")
 # The job `replica_device_setter` sends variables to by default; its tasks are the "ps tasks".
@@ -60,8 +61,12 @@ class Layout:
     path: str
     rows: tuple[LayoutRow, ...]
     ps_tasks: tuple[TaskLoad, ...]
-    complete: bool  # False when something unmodelled may have created more variables
+    complete: bool  # False when something unmodelled may have created more variables, or TF raises
     uncertain: int  # rows whose existence or name the analysis could not prove
+    # Where TensorFlow certainly raises while the graph is built ("model.py:5:10", its message): a
+    # real run stops at the first; the rows after it are predicted for the program as fixed there.
+    raises: tuple[tuple[str, str], ...] = ()
+    unmodelled: bool = False  # the program calls code scopelint does not model
 
 
 def location_of(record: VariableRecord) -> str:
@@ -118,7 +123,15 @@ def build_layout(trace: Trace) -> Layout:
         )
         for task, members in sorted(loads.items(), key=lambda item: _task_sort_key(item[0]))
     )
-    return Layout(trace.path, rows, ps_tasks, trace.complete, sum(1 for row in rows if not row.certain))
+    raises = tuple(
+        (f"{event.site.path}:{event.site.line}:{event.site.column}", event.message)
+        for event in trace.events
+        if event.kind in RAISING_KINDS and event.certain
+    )
+    # A file TensorFlow crashes on has no complete layout: the run never gets past the error.
+    complete = trace.complete and not raises
+    return Layout(trace.path, rows, ps_tasks, complete, sum(1 for row in rows if not row.certain), raises,
+                  unmodelled=not trace.complete)
 
 
 # --- machine formats ------------------------------------------------------------------------------
@@ -150,6 +163,7 @@ def layout_data(layout: Layout) -> dict[str, Any]:
             {"device": load.device, "variables": load.variables, "bytes": load.bytes, "unsized": load.unsized}
             for load in layout.ps_tasks
         ],
+        "raises": [{"location": location, "message": message} for location, message in layout.raises],
     }
 
 
@@ -168,10 +182,15 @@ def shape_text(shape: Shape) -> str:
 
 
 def layout_csv(layout: Layout) -> str:
+    return layout_csv_many([layout])
+
+
+def layout_csv_many(layouts: Sequence[Layout]) -> str:
+    """One header, then every file's rows (each row's location names its file)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    for row in layout.rows:
+    for row in (row for layout in layouts for row in layout.rows):
         writer.writerow([
             row.name, shape_text(row.shape), row.dtype or "", "" if row.bytes is None else row.bytes,
             "?" if row.device is None else row.device, row.kind, "true" if row.certain else "false", row.location,
@@ -200,18 +219,64 @@ def human_bytes(count: int | None) -> str:
     return f"{count} B"  # unreachable: the loop returns at GiB
 
 
-def layout_table(layout: Layout) -> Group:
+# Columns of the variable table; on a narrow terminal the last of DROPPED_FIRST go first (the JSON
+# and CSV formats keep them all), so that the device, the reason to run `layout`, stays whole.
+TABLE_COLUMNS = ("name", "shape", "dtype", "bytes", "device", "kind", "location")
+DROPPED_FIRST = ("kind", "location", "dtype")
+
+
+def _table_cells(layout: Layout) -> list[dict[str, str]]:
+    return [
+        {
+            "name": row.name if row.certain else f"{row.name} (uncertain)",
+            "shape": shape_text(row.shape),
+            "dtype": row.dtype or "?",
+            "bytes": human_bytes(row.bytes),
+            "device": "?" if row.device is None else (row.device or "(none)"),
+            "kind": row.kind,
+            "location": row.location,
+        }
+        for row in layout.rows
+    ]
+
+
+# Names may wrap (over two or three lines) down to this width before a column is left out.
+NAME_MIN_WIDTH = 24
+
+
+def _table_width(cells: list[dict[str, str]], columns: Sequence[str]) -> int:
+    """The width rich needs for these columns (a border and 2 padding per column), names wrapped
+    to NAME_MIN_WIDTH and every other cell on one line."""
+    def needed(column: str) -> int:
+        widest = max([len(column), *(len(cell[column]) for cell in cells)])
+        return min(widest, NAME_MIN_WIDTH) if column == "name" else widest
+
+    return 1 + sum(3 + needed(column) for column in columns)
+
+
+def visible_columns(cells: list[dict[str, str]], width: int | None) -> list[str]:
+    columns = list(TABLE_COLUMNS)
+    for column in DROPPED_FIRST:
+        if width is None or _table_width(cells, columns) <= width:
+            break
+        columns.remove(column)
+    return columns
+
+
+def layout_table(layout: Layout, width: int | None = None) -> Group:
+    """The tables for a terminal `width` columns wide (None: as wide as they need).  Names wrap
+    rather than being cut; the device column is never cut (`/job:ps/t…` told nothing)."""
+    cells = _table_cells(layout)
+    columns = visible_columns(cells, width)
     variables = Table(title=f"Variables of {layout.path}", title_justify="left")
-    for column, justify in (("name", "left"), ("shape", "left"), ("dtype", "left"), ("bytes", "right"),
-                            ("device", "left"), ("kind", "left"), ("location", "left")):
-        variables.add_column(column, justify=justify)  # type: ignore[arg-type]
-    for row in layout.rows:
-        style = "" if row.certain else "dim"
-        name = row.name if row.certain else f"{row.name} (uncertain)"
-        variables.add_row(
-            name, shape_text(row.shape), row.dtype or "?", human_bytes(row.bytes),
-            "?" if row.device is None else (row.device or "(none)"), row.kind, row.location, style=style,
-        )
+    longest_device = max([len("device"), *(len(cell["device"]) for cell in cells)])
+    for column in columns:
+        if column == "device":
+            variables.add_column(column, no_wrap=True, min_width=longest_device)
+        else:
+            variables.add_column(column, justify="right" if column == "bytes" else "left", overflow="fold")
+    for row, cell in zip(layout.rows, cells):
+        variables.add_row(*(cell[column] for column in columns), style="" if row.certain else "dim")
     parts: list[Any] = [variables]
     if layout.ps_tasks:
         tasks = Table(title="Load per ps task", title_justify="left")
@@ -225,9 +290,15 @@ def layout_table(layout: Layout) -> Group:
             tasks.add_row(load.device, str(load.variables), size, Text(_bar(load.bytes, largest), style="cyan"))
         parts.append(tasks)
     notes = []
+    left_out = [column for column in TABLE_COLUMNS if column not in columns]
+    if left_out:
+        notes.append(f"Columns left out to fit {width} columns: {', '.join(left_out)} (--output-format json or csv has them).")
+    for location, message in layout.raises[:1]:
+        notes.append(f"TensorFlow raises at {location}: {message} A real run stops there; "
+                     "the variables after it are predicted for the program as fixed there.")
     if layout.uncertain:
         notes.append(f"{layout.uncertain} variable(s) are uncertain and not counted per task.")
-    if not layout.complete:
+    if layout.unmodelled:
         notes.append("The program calls code scopelint does not model: it may create more variables.")
     if not layout.rows:
         notes.append("No variables predicted.")

@@ -24,6 +24,13 @@ _LIST = rf"{_ITEM}(?:[\s,]+{_ITEM})*"
 _FILE_DIRECTIVE = re.compile(rf"#\s*scopelint\s*:\s*noqa(?::\s*(?P<codes>{_LIST}))?", re.IGNORECASE)
 _LINE_DIRECTIVE = re.compile(rf"#\s*noqa(?::\s*(?P<codes>{_LIST}))?", re.IGNORECASE)
 _SPLIT = re.compile(r"[\s,]+")
+# Another tool's code (flake8's E501, pylint's W0611, ruff's RUF100): the same `# noqa` comment
+# serves every linter, so such codes are never scopelint's business (ruff's `external`).
+_FOREIGN_CODE = re.compile(r"(?!TFS)[A-Z]+\d+", re.IGNORECASE)
+
+
+def is_foreign_code(written: str) -> bool:
+    return _FOREIGN_CODE.fullmatch(written) is not None
 
 
 @dataclass
@@ -128,7 +135,7 @@ class UnusedNoqa:
     directive: NoqaDirective
     unused: tuple[str, ...]  # known, enabled codes that matched nothing
     disabled: tuple[str, ...]  # known codes that are not enabled for this file
-    unknown: tuple[str, ...]  # words that name no rule
+    unknown: tuple[str, ...]  # TFS codes and rule names that name no rule (other tools' codes are left alone)
 
     def message(self) -> str:
         kind = "`scopelint: noqa`" if self.directive.file_level else "`noqa`"
@@ -155,6 +162,8 @@ def unused_directives(
         unknown: list[str] = []
         for written in directive.codes:
             code = resolve(written)
+            if code is None and is_foreign_code(written):
+                continue
             if code is None:
                 unknown.append(written)
             elif code in directive.used:

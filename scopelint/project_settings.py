@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from scopelint import engine
-from scopelint.config import Config, config_file_in, load_config
+from scopelint.config import Config, config_file_in, load_config, with_overrides
 from scopelint.selection import SelectionLayer, resolve_codes, resolve_enabled
 
 
@@ -65,20 +66,21 @@ class SettingsResolver:
 
     With `fixed` (from --config or --isolated) every path gets that configuration."""
 
-    def __init__(self, cli: CommandLineSettings, fixed: Config | None = None) -> None:
+    def __init__(self, cli: CommandLineSettings, fixed: Config | None = None, overrides: dict[str, Any] | None = None) -> None:
         self.cli = cli
         self.fixed = fixed
+        self.overrides = overrides or {}  # --config KEY=VALUE, on top of every file's configuration
         self._config_by_dir: dict[str, Config] = {}
         self._settings_by_config: dict[str | None, engine.CheckSettings] = {}
         self._default_root = Path.cwd().resolve()
 
     def config_for(self, path: str | os.PathLike[str]) -> Config:
         if self.fixed is not None:
-            return self.fixed
+            return with_overrides(self.fixed, self.overrides)
         directory = os.path.abspath(path)
         if not os.path.isdir(directory):
             directory = os.path.dirname(directory)
-        return self._config_of_dir(directory)
+        return with_overrides(self._config_of_dir(directory), self.overrides)
 
     def _config_of_dir(self, directory: str) -> Config:
         known = self._config_by_dir.get(directory)

@@ -63,6 +63,16 @@ def test_baseline_paths_are_relative_to_the_baseline_file(project: Path, fake_an
     assert check(capsys, "--baseline", "../ci/known.json", ".")[:2] == (0, "All checks passed!\n")
 
 
+def test_write_baseline_creates_its_folder_or_says_why_not(project: Path, fake_analyzer, capsys) -> None:
+    # Into a missing folder: an internal error with a traceback before.
+    code, _, err = check(capsys, "--write-baseline", "sub/deeper/b.json")
+    assert code == 0 and "wrote 4 findings to sub/deeper/b.json" in err
+    assert sum(f["count"] for f in json.loads((project / "sub" / "deeper" / "b.json").read_text())["findings"]) == 4
+    (project / "taken").write_text("a file where a folder should be")
+    code, out, err = check(capsys, "--write-baseline", "taken/b.json")
+    assert (code, out) == (2, "") and "cannot write baseline taken/b.json" in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize("content, message", [
     (None, "cannot read baseline"),
     ("{not json", "is not JSON"),

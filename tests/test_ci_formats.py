@@ -1,4 +1,5 @@
-"""CI output formats: sarif (validated against the official SARIF 2.1.0 schema), github, junit."""
+"""CI output formats: sarif (validated against the official SARIF 2.1.0 schema), github, junit,
+gitlab, pylint, json-lines."""
 from __future__ import annotations
 
 import json
@@ -163,11 +164,73 @@ def test_junit_clean_run_and_unreadable_file(project: Path, fake_analyzer, capsy
 
 
 @pytest.mark.parametrize("output_format", ["sarif", "github", "junit"])
-def test_statistics_in_ci_formats_prints_the_table(project: Path, fake_analyzer, capsys, output_format: str) -> None:
-    code, out, _ = check(capsys, "--output-format", output_format, "--statistics")
-    assert code == 1 and "TFS201" in out
+def test_statistics_in_ci_formats_is_refused(project: Path, fake_analyzer, capsys, output_format: str) -> None:
+    # A text table in the SARIF (or JUnit XML, or workflow-command) stream made it invalid.
+    code, out, err = check(capsys, "--output-format", output_format, "--statistics")
+    assert (code, out) == (2, "") and f"--statistics has no {output_format} form" in err
 
 
 def test_github_paths_are_relative_to_the_workspace(project: Path, fake_analyzer, capsys) -> None:
     code, out, _ = check(capsys, "--output-format", "github", str(project / "pkg" / "layers.py"))
     assert out.startswith("::warning file=pkg/layers.py,line=2,")
+
+
+# --- gitlab ----------------------------------------------------------------------------------------
+
+
+def test_gitlab_code_quality_report(project: Path, fake_analyzer, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GitLab's Code Quality format: description, check_name, fingerprint, severity, location."""
+    monkeypatch.delenv("CI_PROJECT_DIR", raising=False)
+    code, out, _ = check(capsys, "--output-format", "gitlab")
+    issues = json.loads(out)
+    assert code == 1
+    assert [(i["check_name"], i["severity"], i["location"]["path"], i["location"]["lines"]["begin"]) for i in issues] == [
+        ("TFS101", "critical", "model.py", 2), ("TFS201", "major", "model.py", 3), ("TFS201", "major", "pkg/layers.py", 2)]
+    assert all(set(issue) == {"description", "check_name", "fingerprint", "severity", "location"} for issue in issues)
+    assert issues[0]["description"] == "TFS101 already_exists here"
+    assert len({issue["fingerprint"] for issue in issues}) == 3
+    # Paths relative to the project in a GitLab job, and fingerprints that survive lines moving.
+    monkeypatch.setenv("CI_PROJECT_DIR", str(project.parent))
+    _, out, _ = check(capsys, "--output-format", "gitlab")
+    before = json.loads(out)
+    (project / "model.py").write_text(TF_HEADER + "\n\n" + ALREADY + IGNORES)  # two lines inserted above
+    _, out, _ = check(capsys, "--output-format", "gitlab")
+    moved = json.loads(out)
+    assert moved[0]["location"] == {"path": f"{project.name}/model.py", "lines": {"begin": 4, "end": 4}}
+    assert [issue["fingerprint"] for issue in moved] == [issue["fingerprint"] for issue in before]
+
+
+def test_pylint_and_json_lines_from_the_command_line(project: Path, fake_analyzer, capsys) -> None:
+    code, out, _ = check(capsys, "--output-format", "pylint")
+    assert code == 1 and out.splitlines() == [
+        "model.py:2: [TFS101] already_exists here", "model.py:3: [TFS201] variable_ignores_reuse here",
+        "pkg/layers.py:2: [TFS201] variable_ignores_reuse here"]
+    code, out, _ = check(capsys, "--output-format", "json-lines")
+    assert code == 1 and [json.loads(line)["code"] for line in out.splitlines()] == ["TFS101", "TFS201", "TFS201"]
+
+
+def test_rdjson_for_reviewdog(project: Path, fake_analyzer, capsys) -> None:
+    code, out, _ = check(capsys, "--output-format", "rdjson")
+    document = json.loads(out)
+    assert code == 1 and document["source"]["name"] == "scopelint"
+    first = document["diagnostics"][0]
+    assert first["message"] == "already_exists here" and first["severity"] == "ERROR"
+    assert first["location"] == {"path": "model.py", "range": {"start": {"line": 2, "column": 1}, "end": {"line": 2, "column": 7}}}
+    assert first["code"]["value"] == "TFS101" and first["code"]["url"].endswith("/docs/rules/TFS101.md")
+    assert first["related_locations"][0]["location"]["path"] == "model.py"
+    assert [(d["code"]["value"], d["severity"]) for d in document["diagnostics"][1:]] == [("TFS201", "WARNING"), ("TFS201", "WARNING")]
+
+
+def test_azure_logging_commands(project: Path, fake_analyzer, capsys) -> None:
+    code, out, _ = check(capsys, "--output-format", "azure")
+    assert code == 1 and out.splitlines()[0] == (
+        "##vso[task.logissue type=error;sourcepath=model.py;linenumber=2;columnnumber=1;code=TFS101;]TFS101 already_exists here")
+    assert out.splitlines()[1].startswith("##vso[task.logissue type=warning;sourcepath=model.py;linenumber=3;")
+
+
+def test_azure_escapes_what_the_agent_unescapes() -> None:
+    from scopelint.output.azure import logissue
+
+    found = Diagnostic("TFS101", "n", "info", "100% sure;\nsecond line]", Site("dir;x]/m.py", 1, 2, 1, 3))
+    assert logissue(found) == ("##vso[task.logissue type=warning;sourcepath=dir%3Bx%5D/m.py;linenumber=1;columnnumber=2;"
+                               "code=TFS101;]TFS101 100%AZP25 sure;%0Asecond line]")

@@ -51,7 +51,7 @@ def test_findings_exit_1_in_full_format(project: Path, fake_analyzer, capsys) ->
     assert out.splitlines()[0] == "model.py:2:1: TFS101 [variable-already-exists] already_exists here"
     assert "2 | w = 1  # event: already_exists related=2" in out
     assert "  = note: first created (line 2)" in out
-    assert out.endswith("\n\nFound 3 errors.\n")
+    assert out.endswith("\n\nFound 1 error and 2 warnings.\n")
 
 
 def test_concise_format_and_order(project: Path, fake_analyzer, capsys) -> None:
@@ -61,13 +61,33 @@ def test_concise_format_and_order(project: Path, fake_analyzer, capsys) -> None:
         "model.py:2:1: TFS101 already_exists here\n"
         "model.py:3:1: TFS201 variable_ignores_reuse here\n"
         f"{os.path.join('pkg', 'layers.py')}:2:1: TFS201 variable_ignores_reuse here\n"
-        "Found 3 errors.\n"
+        "Found 1 error and 2 warnings.\n"
     )
 
 
 def test_clean_run_exits_0(project: Path, fake_analyzer, capsys) -> None:
     assert check(capsys, "clean.py") == (0, "All checks passed!\n", "")
     assert check(capsys, "--quiet", "clean.py") == (0, "", "")
+
+
+def test_silent_prints_nothing_and_quiet_only_the_findings(project: Path, fake_analyzer, capsys) -> None:
+    assert check(capsys, "--silent") == (1, "", "")
+    assert check(capsys, "-s", "clean.py") == (0, "", "")
+    assert check(capsys, "-s", "--write-baseline", "b.json") == (0, "", "") and (project / "b.json").is_file()
+    code, out, err = check(capsys, "-s", "missing.py")
+    assert code == 2 and out == "" and "missing.py: No such file or directory" in err  # errors still say why
+    code, out, err = check(capsys, "-q", "--output-format", "concise", "model.py")
+    assert (code, err) == (1, "") and out.splitlines() == [
+        "model.py:2:1: TFS101 already_exists here", "model.py:3:1: TFS201 variable_ignores_reuse here"]
+
+
+def test_a_warning_when_no_python_file_is_found(project: Path, fake_analyzer, capsys) -> None:
+    (project / "docs").mkdir()
+    (project / "docs" / "notes.txt").write_text("no python here")
+    code, out, err = check(capsys, "docs")
+    assert (code, out) == (0, "All checks passed!\n") and err == "scopelint: warning: no Python files found under docs\n"
+    assert check(capsys, "-q", "docs") == (0, "", "")
+    assert check(capsys, "model.py")[2] == ""  # never when a file was checked
 
 
 def test_json_format_has_nothing_else_on_stdout(project: Path, fake_analyzer, capsys) -> None:
@@ -80,7 +100,7 @@ def test_json_format_has_nothing_else_on_stdout(project: Path, fake_analyzer, ca
 
 def test_exit_zero(project: Path, fake_analyzer, capsys) -> None:
     code, out, _ = check(capsys, "--exit-zero", "--output-format", "concise")
-    assert code == 0 and out.endswith("Found 3 errors.\n")
+    assert code == 0 and out.endswith("Found 1 error and 2 warnings.\n")
 
 
 @pytest.mark.parametrize(
@@ -137,12 +157,19 @@ def test_usage_errors_exit_2(project: Path, fake_analyzer, capsys) -> None:
     assert cli.main(["check", "--output-format", "yaml"]) == 2
 
 
+@pytest.mark.parametrize("empty", ["", ",", " "])
+def test_empty_select_is_a_usage_error(project: Path, fake_analyzer, capsys, empty: str) -> None:
+    # It turned every rule off and passed, as if the code were clean.
+    code, out, err = check(capsys, "--select", empty)
+    assert (code, out) == (2, "") and "--select needs at least one rule selector" in err
+
+
 def test_missing_path_exits_2_even_with_exit_zero(project: Path, fake_analyzer, capsys) -> None:
     code, out, err = check(capsys, "--exit-zero", "--output-format", "concise", "nope.py", "model.py")
     assert code == 2
     assert err == "scopelint: nope.py: No such file or directory\n"
     assert "model.py:2:1: TFS101" in out  # the run went on
-    assert out.endswith("Found 2 errors; 1 file could not be checked.\n")
+    assert out.endswith("Found 1 error and 1 warning; 1 file could not be checked.\n")
 
 
 def test_internal_errors_name_file_and_rule_and_exit_2(project: Path, fake_analyzer, capsys) -> None:
@@ -154,7 +181,7 @@ def test_internal_errors_name_file_and_rule_and_exit_2(project: Path, fake_analy
     assert "scopelint: internal error in the analyzer on crash.py: RuntimeError: the fake analyzer crashed" in err
     assert "Traceback" not in err and "--verbose" in err
     assert "model.py:2:1: TFS101" in out
-    assert out.endswith("Found 3 errors; 2 files could not be checked.\n")
+    assert out.endswith("Found 1 error and 2 warnings; 2 files could not be checked.\n")
     _, _, verbose_err = check(capsys, "--verbose", "boom.py")
     assert "Traceback (most recent call last)" in verbose_err
 
@@ -179,7 +206,7 @@ def test_noqa_and_show_unused_noqa(project: Path, fake_analyzer, capsys) -> None
     (project / "model.py").write_text(TF_HEADER + ALREADY.rstrip("\n") + "  # noqa: TFS101\n" + "x = 1  # noqa: TFS201\n")
     assert check(capsys, "--output-format", "concise", "model.py")[1] == "All checks passed!\n"
     code, out, _ = check(capsys, "--output-format", "concise", "--show-unused-noqa", "model.py")
-    assert (code, out) == (1, "model.py:3:8: TFS900 Unused `noqa` directive (unused: TFS201)\nFound 1 error.\n")
+    assert (code, out) == (1, "model.py:3:8: TFS900 Unused `noqa` directive (unused: TFS201)\nFound 1 warning.\n")
 
 
 def test_no_show_source(project: Path, fake_analyzer, capsys) -> None:
@@ -188,7 +215,7 @@ def test_no_show_source(project: Path, fake_analyzer, capsys) -> None:
         "model.py:2:1: TFS101 [variable-already-exists] already_exists here\n"
         "  = note: first created (line 2)\n"
         "model.py:3:1: TFS201 [variable-ignores-reuse] variable_ignores_reuse here\n"
-        "Found 2 errors.\n"
+        "Found 1 error and 1 warning.\n"
     )
 
 
@@ -218,7 +245,7 @@ def test_rules_and_rule_in_process(capsys) -> None:
     assert [row["code"] for row in listed] == sorted(row["code"] for row in listed)
     assert cli.main(["rule", "unused-noqa", "--output-format", "json"]) == 0
     info = json.loads(capsys.readouterr().out)
-    assert info["code"] == "TFS900" and "# noqa: TFS101" in info["bad"] and info["url"].endswith("-tfs900")
+    assert info["code"] == "TFS900" and "# noqa: TFS101" in info["bad"] and info["url"].endswith("/docs/rules/TFS900.md")
 
 
 def test_rule_with_syntax_highlighting_on_a_terminal(capsys, monkeypatch) -> None:
@@ -247,6 +274,61 @@ def test_module_help_version_and_no_command() -> None:
                  "--statistics", "--exit-zero", "--no-color", "--show-source", "--no-show-source", "--jobs",
                  "--stdin-filename", "--show-unused-noqa"):
         assert flag in check_help
+
+
+def test_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    """`scopelint check . | head -1`: the reader leaving early is no internal error and no traceback."""
+    body = "".join(f'with tf.variable_scope("s{i}"):\n    tf.get_variable("w", [1])\n    tf.get_variable("w", [1])\n' for i in range(300))
+    (tmp_path / "many.py").write_text(TF_HEADER + body)
+    env = {key: value for key, value in os.environ.items() if key not in ("FORCE_COLOR", "NO_COLOR")}
+    child = subprocess.Popen([sys.executable, "-m", "scopelint", "check", "--no-cache", "--output-format", "concise", "many.py"], cwd=tmp_path, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.readline()  # `head -1`: one line, then the pipe closes
+    child.stdout.close()
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=120) == 0, err
+    assert "Traceback" not in err and "internal error" not in err and "Broken pipe" not in err
+
+
+SLOW_CHECK = """
+import sys, time
+from pathlib import Path
+from scopelint import cli, engine
+
+def slow_check(task, settings, stdin_data=None, cache=None):  # every file takes 4 s
+    Path(task.path + ".started").touch()
+    time.sleep(4)
+    return engine.FileResult(path=task.display_path)
+
+engine.check_task = slow_check  # forked workers inherit it
+sys.exit(cli.main(["check", "--no-cache", "--jobs", "2", "src"]))
+"""
+
+
+def test_ctrl_c_cancels_pending_work_at_once(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) ends the run now with 130:
+    the pool's queued files are dropped and its workers ended, instead of every file running first."""
+    import signal
+    import time
+
+    (tmp_path / "src").mkdir()
+    for index in range(12):  # 12 files x 4 s on 2 workers: 24 s if the queue is drained
+        (tmp_path / "src" / f"m{index}.py").write_text(TF_HEADER)
+    (tmp_path / "slow.py").write_text(SLOW_CHECK)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    child = subprocess.Popen([sys.executable, "slow.py"], cwd=tmp_path, env=env, start_new_session=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not list((tmp_path / "src").glob("*.started")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    interrupted = time.monotonic()
+    os.killpg(child.pid, signal.SIGINT)
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == 130, err
+    assert time.monotonic() - interrupted < 8  # one file's 4 s would be the most a drained queue saves
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert len(list((tmp_path / "src").glob("*.started"))) <= 4  # nothing queued started afterwards
 
 
 def test_module_usage_errors() -> None:
@@ -458,6 +540,33 @@ def test_each_file_gets_its_nearest_configuration(project: Path, fake_analyzer, 
     assert {code for _, code in codes("--config", "strict.toml", "sub", "src")} == {"TFS101"}
 
 
+def test_config_key_value_overrides_every_configuration(project: Path, fake_analyzer, capsys) -> None:
+    """`--config 'KEY = VALUE'` (TOML, as ruff's): one setting on top of each file's own configuration."""
+    (project / "sub").mkdir()
+    (project / "sub" / "b.py").write_text(TF_HEADER + ALREADY + IGNORES)
+    (project / "sub" / "pyproject.toml").write_text('[tool.scopelint]\nignore = ["TFS201"]\n')
+
+    def codes(*argv: str) -> list[tuple[str, str]]:
+        code, out, _ = check(capsys, "--no-cache", "--output-format", "json", *argv)
+        assert code in (0, 1)
+        return sorted((Path(f["filename"]).name, f["code"]) for f in json.loads(out))
+
+    assert codes("sub", "model.py") == [("b.py", "TFS101"), ("model.py", "TFS101"), ("model.py", "TFS201")]
+    # ignore replaced in both the nested and the default configuration; sub's own ignore is gone.
+    assert codes("--config", 'ignore = ["TFS101"]', "sub", "model.py") == [("b.py", "TFS201"), ("model.py", "TFS201")]
+    assert codes("--config", 'select=["TFS2"]', "--config", "extend-exclude = ['sub']", ".") == [
+        ("layers.py", "TFS201"), ("model.py", "TFS201")]
+    # With a file: the file for every path, the setting on top.
+    (project / "strict.toml").write_text('select = ["TFS101"]\n')
+    assert codes("--config", "strict.toml", "--config", 'extend-select = ["TFS201"]', "sub") == [("b.py", "TFS101"), ("b.py", "TFS201")]
+    for bad, message in (('ignor = ["TFS1"]', "unknown key(s): ignor"), ("ignore = TFS1", "not a file, nor a KEY = VALUE"),
+                         ('ignore = "TFS1"', "ignore must be a list of strings")):
+        code, out, err = check(capsys, "--config", bad)
+        assert (code, out) == (2, "") and message in err, err
+    code, _, err = check(capsys, "--config", "strict.toml", "--config", "strict.toml")
+    assert code == 2 and "--config names one file" in err
+
+
 def test_a_broken_nested_configuration_is_a_usage_error(project: Path, fake_analyzer, capsys) -> None:
     (project / "pkg" / "pyproject.toml").write_text('[tool.scopelint]\nselect = ["NOPE1"]\n')
     code, out, err = check(capsys, "--no-cache", ".")
@@ -471,3 +580,32 @@ def test_abbreviated_options_are_refused(project: Path, fake_analyzer, capsys) -
     assert cli.main(["check", "--out", "json"]) == 2
     assert cli.main(["rules", "--output", "json"]) == 2
     assert check(capsys, "--no-cache", "--exit-zero")[0] == 0  # the full spelling still works
+
+
+@pytest.mark.parametrize("command, value", [("layout", "json"), ("verify", "json"), ("migrate", "json")])
+def test_every_command_spells_output_format_as_check_does(command: str, value: str) -> None:
+    parser = cli.build_parser()
+    for spelling in ("--output-format", "--format"):  # --format: the first spelling, kept
+        args = parser.parse_args([command, "x.py", spelling, value])
+        assert (getattr(args, "output_format", None) or getattr(args, "format", None)) == value
+
+
+def test_show_files_lists_what_a_run_would_check(project: Path, fake_analyzer, capsys) -> None:
+    (project / "pyproject.toml").write_text('[tool.scopelint]\nextend-exclude = ["pkg"]\n')
+    code, out, err = check(capsys, "--show-files")
+    assert (code, err) == (0, "") and out.splitlines() == ["clean.py", "model.py"]  # nothing checked: no findings
+    code, out, err = check(capsys, "--show-files", "pkg/layers.py", "nope.py")
+    assert code == 2 and out == f"{os.path.join('pkg', 'layers.py')}\n" and "nope.py: No such file or directory" in err
+
+
+def test_show_settings_names_the_configuration_and_the_rules(project: Path, fake_analyzer, capsys) -> None:
+    (project / "sub").mkdir()
+    (project / "sub" / "pyproject.toml").write_text('[tool.scopelint]\nignore = ["TFS201"]\nper-file-ignores = { "gen/*" = ["TFS1"] }\n')
+    code, out, _ = check(capsys, "--show-settings", "--extend-select", "TFS900", "sub")
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == "Resolved settings for: sub"
+    assert lines[1] == f"Settings path: {(project / 'sub' / 'pyproject.toml').resolve()}"
+    assert 'enabled = ["TFS000", "TFS101", "TFS102", "TFS900"]  # 4 of 5 rules' in lines
+    assert 'disabled = ["TFS201"]' in lines and '"gen/*" = ["TFS101", "TFS102"]' in lines
+    code, out, _ = check(capsys, "--show-settings", "model.py")
+    assert "Settings path: (none: the defaults)" in out and 'disabled = ["TFS900"]' in out

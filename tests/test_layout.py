@@ -133,3 +133,80 @@ def test_an_estimator_program_shows_the_model_fn_graph() -> None:
     )
     layout = build_layout(analyze_source(source, "est.py"))
     assert [(row.name, row.shape) for row in layout.rows] == [("w", (2, 3))]
+
+
+# --- paths, encodings, formats and widths (issue 12) --------------------------------------------------
+
+
+def test_layout_of_a_folder_and_of_stdin(tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text(PROGRAM)
+    (tmp_path / "pkg" / "b.py").write_text("import tensorflow.compat.v1 as tf\nv = tf.get_variable('v', [3])\n")
+    (tmp_path / "pkg" / "notes.txt").write_text("not python")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(capsys, "pkg", "--output-format", "json")
+    assert code == 0 and err == ""
+    documents = json.loads(out)  # several files: a list of the one-file documents
+    assert [(d["path"], [v["name"] for v in d["variables"]]) for d in documents] == [
+        (str(Path("pkg/a.py")), ["emb", "w", "b"]), (str(Path("pkg/b.py")), ["v"]),
+    ]
+    code, out, _ = run_cli(capsys, "pkg", "--output-format", "csv")
+    assert code == 0 and [line.split(",")[0] for line in out.splitlines()] == ["name", "emb", "w", "b", "v"]
+    code, out, _ = run_cli(capsys, "pkg", "--no-color")
+    assert code == 0 and "Variables of pkg/a.py" in out and "Variables of pkg/b.py" in out
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(PROGRAM.encode())))
+    code, out, _ = run_cli(capsys, "-", "--stdin-filename", "model.py", "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["path"] == "model.py" and [v["name"] for v in data["variables"]] == ["emb", "w", "b"]
+
+
+def test_layout_reads_a_coding_line_as_check_does(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    path = tmp_path / "latin.py"
+    path.write_bytes(("# -*- coding: latin-1 -*-\n# Größe\n" + PROGRAM).encode("latin-1"))
+    code, out, err = run_cli(capsys, str(path), "--output-format", "json")
+    assert code == 0 and err == "" and [v["name"] for v in json.loads(out)["variables"]] == ["emb", "w", "b"]
+    assert cli.main(["check", "--no-cache", "-q", str(path)]) == 0  # check reads it too
+
+
+def test_an_80_column_terminal_keeps_the_device_whole() -> None:
+    from rich.console import Console
+
+    from scopelint.analysis import analyze_source
+    from scopelint.layout import layout_table
+
+    source = (
+        "import tensorflow.compat.v1 as tf\n"
+        "with tf.device(tf.train.replica_device_setter(ps_tasks=2, ps_device='/job:ps/replica:0')):\n"
+        "    with tf.variable_scope('generator/encoder/block_1/attention'):\n"
+        "        q = tf.get_variable('query_projection_kernel', [512, 512])\n"
+        "        k = tf.get_variable('key_projection_kernel', [512, 512])\n"
+    )
+    result = build_layout(analyze_source(source, "a_rather_long_folder_name/model_with_long_name.py"))
+    devices = [row.device for row in result.rows]
+    assert devices == ["/job:ps/replica:0/task:0", "/job:ps/replica:0/task:1"]
+    console = Console(width=80, record=True, color_system=None)
+    console.print(layout_table(result, width=80))
+    text = console.export_text()
+    assert all(len(line) <= 80 for line in text.splitlines())
+    for device in devices:
+        assert device in text  # was cut to `/job:ps/t…`
+    assert "Columns left out to fit 80 columns" in text
+
+
+def test_a_program_tensorflow_crashes_on_is_not_complete(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    path = tmp_path / "crash.py"
+    path.write_text(
+        "import tensorflow.compat.v1 as tf\n"
+        "with tf.variable_scope('s'):\n"
+        "    a = tf.get_variable('w', [2])\n"
+        "    b = tf.get_variable('w', [2])\n"  # ValueError: Variable s/w already exists
+    )
+    code, out, _ = run_cli(capsys, str(path), "--output-format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["complete"] is False  # was true
+    assert data["raises"] == [{"location": f"{path}:4:9", "message": data["raises"][0]["message"]}]
+    assert "already exists" in data["raises"][0]["message"]
+    clean = tmp_path / "clean.py"
+    clean.write_text(PROGRAM)
+    code, out, _ = run_cli(capsys, str(clean), "--output-format", "json")
+    assert json.loads(out)["complete"] is True and json.loads(out)["raises"] == []

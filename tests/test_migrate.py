@@ -239,6 +239,27 @@ def test_name_map_json_and_csv(tmp_path):
     assert next(row for row in rows if row["tf1_key"] == "embedding/table")["shim_key"] == ""
 
 
+def test_a_missing_path_is_a_usage_error_not_a_scanned_file(tmp_path, capsys):
+    report = tmp_path / "r.json"
+    code = main(["migrate", str(tmp_path / "missing.py"), str(PROJECT), "--format", "json", "-o", str(report), "-j", "1"])
+    # It exited 0 and counted missing.py among the files scanned.
+    assert code == 2 and "missing.py: No such file or directory" in capsys.readouterr().err
+    assert not report.exists()
+
+
+def test_stdin_is_read_for_a_dash(tmp_path, capsys, monkeypatch):
+    import io
+
+    source = (PROJECT / "layers_lib.py").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(source)))
+    code = main(["migrate", "-", "--stdin-filename", "from_stdin.py", "--format", "json", "-j", "1"])
+    data = json.loads(capsys.readouterr().out)
+    expected = report_data(build_report(collect([str(PROJECT / "layers_lib.py")]), ["x"]))
+    assert code == 0 and data["summary"]["files_scanned"] == 1  # `-` was ignored: 0 files
+    assert data["summary"]["constructs"] == expected["summary"]["constructs"] and data["summary"]["constructs"]
+    assert [module["path"] for module in data["modules"]] == ["from_stdin.py"]
+
+
 def test_migrate_never_imports_tensorflow_without_checkpoint(tmp_path):
     code = (
         "import sys\nfrom scopelint.cli import main\n"

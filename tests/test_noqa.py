@@ -81,7 +81,7 @@ def test_unused_directives_are_reported_by_reason() -> None:
         "a  # noqa\n"  # unused bare
         "b  # noqa\n"  # used bare
         "c  # noqa: TFS101, TFS102\n"  # TFS101 used, TFS102 unused
-        "d  # noqa: TFS201, NOPE-RULE, XYZ123\n"  # TFS201 disabled, the others unknown
+        "d  # noqa: TFS201, NOPE-RULE, TFS999\n"  # TFS201 disabled, the others unknown
         "# scopelint: noqa: TFS101\n"  # file-level, unused (line 3 used its own directive)
     )
     directives = parse_noqa(source)
@@ -90,6 +90,16 @@ def test_unused_directives_are_reported_by_reason() -> None:
     assert [(r.directive.line, r.message()) for r in reports] == [
         (1, "Unused `noqa` directive"),
         (3, "Unused `noqa` directive (unused: TFS102)"),
-        (4, "Unused `noqa` directive (non-enabled: TFS201; unknown: NOPE-RULE, XYZ123)"),
+        (4, "Unused `noqa` directive (non-enabled: TFS201; unknown: NOPE-RULE, TFS999)"),
         (5, "Unused `scopelint: noqa` directive (unused: TFS101)"),
     ]
+
+
+def test_other_tools_codes_are_left_alone() -> None:
+    # `# noqa: E501, TFS101` serves flake8 and scopelint at once: E501 is no "unknown" code of ours
+    # (ruff's `external`), and a directive with only foreign codes is never reported as unused.
+    source = "a  # noqa: E501, TFS101\nb  # noqa: W0611,RUF100\nc  # noqa: e501 TFS102\n"
+    directives = parse_noqa(source)
+    apply_noqa([finding("TFS101", 1)], directives, resolve)
+    reports = unused_directives(directives, resolve, enabled=lambda code: True)
+    assert [(r.directive.line, r.message()) for r in reports] == [(3, "Unused `noqa` directive (unused: TFS102)")]

@@ -133,7 +133,7 @@ def test_json_format() -> None:
     tfs101 = findings[1]
     assert tfs101["location"] == {"row": 3, "column": 6} and tfs101["end_location"] == {"row": 3, "column": 30}
     assert (tfs101["name"], tfs101["severity"], tfs101["noqa_row"], tfs101["fix"]) == ("variable-already-exists", "error", 3, None)
-    assert tfs101["url"].endswith("-tfs101")
+    assert tfs101["url"].endswith("/docs/rules/TFS101.md")
     assert tfs101["related"] == [
         {"message": "first created", "filename": os.path.abspath("pkg/m.py"), "location": {"row": 1, "column": 1}},
         {"message": "also used", "filename": os.path.abspath("pkg/other.py"), "location": {"row": 7, "column": 5}},
@@ -155,9 +155,16 @@ def test_statistics() -> None:
 
 
 def test_summary_line() -> None:
-    assert [summary_line(n) for n in (0, 1, 2)] == ["All checks passed!", "Found 1 error.", "Found 2 errors."]
-    assert summary_line(0, 1) == "Found 0 errors; 1 file could not be checked."
-    assert summary_line(2, 3) == "Found 2 errors; 3 files could not be checked."
+    def findings(*severities: str) -> list[Diagnostic]:
+        return [Diagnostic("TFS101", "n", severity, "m", Site("a.py", 1, 1, 1, 2)) for severity in severities]
+
+    assert [summary_line(findings(*["error"] * n)) for n in (0, 1, 2)] == ["All checks passed!", "Found 1 error.", "Found 2 errors."]
+    # Warnings are not called errors ("Found 3 errors." when two were warnings).
+    assert summary_line(findings("error", "warning", "error")) == "Found 2 errors and 1 warning."
+    assert summary_line(findings("warning")) == "Found 1 warning."
+    assert summary_line(findings("info", "warning", "error", "warning")) == "Found 1 error, 2 warnings and 1 info."
+    assert summary_line([], 1) == "Found 0 errors; 1 file could not be checked."
+    assert summary_line(findings("error", "warning"), 3) == "Found 1 error and 1 warning; 3 files could not be checked."
 
 
 def test_every_format_is_a_function_of_the_results() -> None:
@@ -190,3 +197,34 @@ def test_machine_formats_are_written_verbatim(monkeypatch: pytest.MonkeyPatch) -
     text = FORMATTERS["json"](make_run(), FormatOptions())
     emit(text, stream, no_color=False)
     assert stream.getvalue() == text
+
+
+def test_grouped_format() -> None:
+    # ruff's grouped format: a file's name, then its findings `line:col CODE message`, aligned.
+    assert plain(FORMATTERS["grouped"](make_run(), FormatOptions())) == "\n".join([
+        "a.py:",
+        "  1:1 TFS000 TFS000 message",
+        "",
+        "pkg/m.py:",
+        "  3:6 TFS101 TFS101 message",
+        "  4:9 TFS201 TFS201 message",
+    ])
+    wide = RunResult(files=[FileResult(path="b.py", diagnostics=[
+        diagnostic("TFS101", 9, 5, 9, 6, path="b.py"), diagnostic("TFS101", 12, 17, 12, 20, path="b.py")])])
+    assert plain(FORMATTERS["grouped"](wide, FormatOptions())).splitlines()[1:] == [
+        "  9:5   TFS101 TFS101 message", "  12:17 TFS101 TFS101 message"]
+    assert plain(FORMATTERS["grouped"](RunResult(files=[FileResult(path="clean.py")]), FormatOptions())) == ""
+
+
+def test_json_lines_format_is_one_json_object_per_finding() -> None:
+    lines = FORMATTERS["json-lines"](make_run(), FormatOptions()).splitlines()
+    assert [json.loads(line) for line in lines] == json.loads(FORMATTERS["json"](make_run(), FormatOptions()))
+    assert len(lines) == 3
+
+
+def test_pylint_format() -> None:
+    assert FORMATTERS["pylint"](make_run(), FormatOptions()).splitlines() == [
+        "a.py:1: [TFS000] TFS000 message",
+        "pkg/m.py:3: [TFS101] TFS101 message",
+        "pkg/m.py:4: [TFS201] TFS201 message",
+    ]

@@ -430,3 +430,37 @@ def test_sticky_reuse_is_reported_with_the_creation_it_breaks() -> None:
     maybe = _failure(129, "dense/kernel", 5, "layer")
     maybe.certain = False
     assert list(module.check(Trace("model.py", events=[sticky, unknown, maybe]))) == []
+
+
+# --- the generated pages that every rule URL points at -----------------------------------------------
+
+
+def test_rule_pages_are_up_to_date() -> None:
+    """docs/rules/ holds exactly what `python -m scopelint.rule_docs` writes from the rule modules."""
+    from scopelint import engine
+    from scopelint.rule_docs import rule_pages
+
+    expected = rule_pages(engine.known_rules())
+    folder = REPO / "docs" / "rules"
+    committed = {page.name: page.read_text(encoding="utf-8") for page in folder.glob("*.md")}
+    stale = sorted(name for name in expected.keys() | committed.keys() if expected.get(name) != committed.get(name))
+    assert not stale, f"run `python -m scopelint.rule_docs`: {stale} differ"
+
+
+def test_every_rule_url_names_its_generated_page() -> None:
+    """`rule`, JSON `url` and SARIF `helpUri` pointed at a README anchor that did not exist."""
+    from scopelint import engine
+    from scopelint.diagnostics import DOCS_URL
+    from scopelint.output.json_format import rule_url
+    from scopelint.output.sarif import format_sarif
+    from scopelint.engine import RunResult
+    from scopelint.output.options import FormatOptions
+
+    sarif_rules = json.loads(format_sarif(RunResult(files=[]), FormatOptions()))["runs"][0]["tool"]["driver"]["rules"]
+    help_uris = {rule["id"]: rule["helpUri"] for rule in sarif_rules}
+    for info in engine.known_rules():
+        for url in (info.url, rule_url(info.code), help_uris[info.code]):
+            assert url.startswith(DOCS_URL + "/"), url
+            page = REPO / "docs" / "rules" / url[len(DOCS_URL) + 1:]
+            assert page.is_file() and page.read_text(encoding="utf-8").startswith(f"# {info.code} {info.name}\n"), url
+    assert DOCS_URL.endswith("/blob/main/docs/rules")  # the folder's place in the repository

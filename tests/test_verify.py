@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import subprocess
 import sys
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +28,8 @@ from scopelint.verify.compare import (
 )
 from scopelint.verify.plan import PlanError, fallback_cluster, plan_program
 from scopelint.verify.report import format_json, format_text
+
+REPO = Path(__file__).resolve().parents[1]
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "verify"
 AGREEING = [
@@ -288,3 +291,36 @@ def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "scopelint: error:" in capsys.readouterr().err
     with pytest.raises(VerifyUsageError):
         verify(VerifyOptions(path=str(tmp_path / "missing.py")))
+
+
+def test_a_syntax_error_is_reported_without_starting_a_cluster(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import scopelint.verify as verify_package
+
+    def no_child(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a cluster was started for a program Python cannot compile")
+
+    monkeypatch.setattr(verify_package, "run_child", no_child)
+    broken = tmp_path / "broken.py"
+    broken.write_text("import tensorflow.compat.v1 as tf\nx = (\n")
+    assert cli.main(["verify", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert f"{broken}:2:5: SyntaxError: '(' was never closed" in err and "no cluster was started" in err
+    assert "Traceback" not in err
+
+
+def test_without_tensorflow_verify_names_the_extra(tmp_path: Path) -> None:
+    """No traceback from a child that cannot import TensorFlow: the install command instead."""
+    program = tmp_path / "model.py"
+    program.write_text("import tensorflow.compat.v1 as tf\nv = tf.get_variable('v', [2])\n")
+    code = (
+        "import sys\n"
+        "sys.modules['tensorflow'] = None  # as if it were not installed\n"
+        "from scopelint.cli import main\n"
+        f"sys.exit(main(['verify', {str(program)!r}]))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert run.returncode == 2, run.stderr
+    assert 'pip install "scopelint[verify]"' in run.stderr and "Traceback" not in run.stderr
+    assert run.stdout == ""

@@ -85,15 +85,22 @@ def collect_task(task: engine.FileTask) -> ModuleFacts:
 
 
 def collect(paths: Sequence[str], exclude: tuple[str, ...] = engine.DEFAULT_EXCLUDE, jobs: int | None = 1,
-            root: str = ".") -> list[ModuleFacts]:
-    """Facts for every Python file under `paths`, in discovery order.  `jobs` worker processes
-    (None: one per core)."""
+            root: str = ".", stdin_data: bytes | None = None, stdin_filename: str | None = None) -> list[ModuleFacts]:
+    """Facts for every Python file under `paths`, in discovery order; `-` is `stdin_data` (reported
+    as `stdin_filename`).  `jobs` worker processes (None: one per core)."""
     settings = engine.CheckSettings(enabled=frozenset(), root=root, exclude=exclude)
-    tasks = [task for task in engine.discover(paths, settings) if task.path != engine.STDIN_PATH]
+    tasks = engine.discover(paths, settings)
+    files = [task for task in tasks if task.path != engine.STDIN_PATH]
     workers = jobs if jobs is not None and jobs > 0 else (os.cpu_count() or 1)
-    if workers > 1 and len(tasks) > 1:
+    if workers > 1 and len(files) > 1:
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=context) as executor:
-            return list(executor.map(collect_task, tasks))
-    return [collect_task(task) for task in tasks]
+        with ProcessPoolExecutor(max_workers=min(workers, len(files)), mp_context=context) as executor:
+            found = dict(zip(map(id, files), executor.map(collect_task, files)))
+    else:
+        found = {id(task): collect_task(task) for task in files}
+    # Stdin is analysed here: its bytes were read by this process.
+    return [
+        collect_source(stdin_data or b"", stdin_filename or engine.STDIN_PATH) if task.path == engine.STDIN_PATH else found[id(task)]
+        for task in tasks
+    ]

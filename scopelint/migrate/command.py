@@ -1,11 +1,12 @@
 """`scopelint migrate PATH ...`: arguments and handler (cli.py registers it).
 
-Exit codes: 0 report written; 1 report written and `--checkpoint` found differences; 2 usage error,
-unreadable checkpoint, or TensorFlow missing for `--checkpoint`.
+Exit codes: 0 report written; 1 report written and `--checkpoint` found differences; 2 usage error
+(a path that does not exist), unreadable checkpoint, or TensorFlow missing for `--checkpoint`.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -19,8 +20,11 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser = subparsers.add_parser(
         "migrate", parents=parents,
         help="write a TF1 -> TF2 migration report (variables, reuse, recipes, checkpoint keys, effort)")
-    parser.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
-    parser.add_argument("--format", choices=sorted(FORMATS), default="markdown", help="report format (default: markdown)")
+    parser.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories ('-' reads stdin; default: .)")
+    parser.add_argument("--stdin-filename", metavar="PATH", help="the name to report for source read from stdin")
+    # --output-format as `check` spells it; --format, the first spelling, stays.
+    parser.add_argument("--output-format", "--format", dest="format", choices=sorted(FORMATS), default="markdown",
+                        help="report format (default: markdown)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the report here instead of stdout")
     parser.add_argument("--name-map", metavar="FILE",
                         help="also write the checkpoint name map (CSV if FILE ends in .csv, else JSON)")
@@ -47,6 +51,12 @@ def command_migrate(args: argparse.Namespace) -> int:
     from scopelint.migrate.inventory import name_map_text
     from scopelint.migrate.report import build_report
 
+    # A path that does not exist is a usage error: it was counted as a scanned file, and exit 0.
+    missing = [path for path in args.paths if path != engine.STDIN_PATH and not os.path.lexists(path)]
+    if missing:
+        for path in missing:
+            _error(f"{path}: No such file or directory")
+        return EXIT_ERROR
     checkpoint = None
     if args.checkpoint:
         try:
@@ -59,7 +69,8 @@ def command_migrate(args: argparse.Namespace) -> int:
             return EXIT_ERROR
     exclude = engine.DEFAULT_EXCLUDE + tuple(
         pattern.strip() for given in args.extend_exclude for pattern in given.split(",") if pattern.strip())
-    facts = collect(args.paths, exclude=exclude, jobs=args.jobs)
+    stdin_data = sys.stdin.buffer.read() if engine.STDIN_PATH in args.paths else None
+    facts = collect(args.paths, exclude=exclude, jobs=args.jobs, stdin_data=stdin_data, stdin_filename=args.stdin_filename)
     report = build_report(facts, args.paths, checkpoint)
     text = render(report, args.format)
     try:

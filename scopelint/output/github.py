@@ -25,7 +25,7 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _workspace_path(path: str) -> str:
+def workspace_path(path: str) -> str:
     """Relative to the working directory (the checkout, in a workflow) when under it: annotations
     attach to repository-relative paths."""
     if not os.path.isabs(path):
@@ -37,7 +37,7 @@ def _workspace_path(path: str) -> str:
 def annotation(diagnostic: Diagnostic) -> str:
     site = diagnostic.site
     properties = {
-        "file": _workspace_path(site.path),
+        "file": workspace_path(site.path),
         "line": str(site.line),
         "col": str(site.column),
         "endLine": str(site.end_line),

@@ -22,7 +22,7 @@ def _location(site: Site) -> dict[str, int]:
 
 def rule_url(code: str) -> str:
     info = rule_info(code)
-    return info.url if info is not None else f"{DOCS_URL}-{code.lower()}"
+    return info.url if info is not None else f"{DOCS_URL}/README.md"  # no page of its own: the index
 
 
 def diagnostic_to_json(diagnostic: Diagnostic) -> dict[str, Any]:

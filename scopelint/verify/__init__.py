@@ -161,10 +161,41 @@ def _predict(options: VerifyOptions) -> _Prediction:
     try:
         trace = analyze_source(program.prediction_source, program.path)
     except ParseFailure as failure:
+        # Python cannot run it either: say so now instead of starting a cluster to watch a SyntaxError.
+        _refuse_what_python_cannot_compile(program.prediction_source, program.path)
         note = f"scopelint cannot parse the program (line {failure.line}): {failure.message}"
         return _Prediction(program, [], [], False, dict(DEFAULT_CLUSTER), None, note)
     return _Prediction(program, trace.final_variables(), raising_findings(trace, _findings(trace)), trace.complete,
                        fallback_cluster(trace), literal_cluster(trace), None)
+
+
+def _refuse_what_python_cannot_compile(source: str, path: str) -> None:
+    try:
+        compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError as error:  # IndentationError, TabError included
+        where = f"{path}:{error.lineno or 0}:{error.offset or 0}"
+        raise VerifyUsageError(f"{where}: {type(error).__name__}: {error.msg}; Python cannot run the program, "
+                               "so no cluster was started") from None
+    except ValueError as error:  # null bytes
+        raise VerifyUsageError(f"{path}: {error}; Python cannot run the program, so no cluster was started") from None
+
+
+# What `verify` needs that `check` does not; the hint names the extra that installs it.
+INSTALL_HINT = 'pip install "scopelint[verify]"'
+
+
+def require_tensorflow() -> None:
+    """Raises VerifyUsageError when TensorFlow cannot be found (the child would die importing it).
+
+    Found without importing: the parent side never imports TensorFlow."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec("tensorflow") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise VerifyUsageError(f"verify runs the program under TensorFlow, which is not installed: {INSTALL_HINT}")
 
 
 def _isolation_choice(options: VerifyOptions) -> tuple[bool, str]:
@@ -232,6 +263,7 @@ def verify(options: VerifyOptions) -> VerifyReport | WorkersReport:
     from scopelint.verify.plan import ChildRequest
 
     prediction = _predict(options)
+    require_tensorflow()
     if options.target is not None:
         _check_target_listens(options.target)
     if options.workers > 1:

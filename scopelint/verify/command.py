@@ -67,7 +67,9 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
                              "describes its jobs, with addresses if you have them)")
     parser.add_argument("--no-isolate", action="store_true",
                         help="do not try a private network namespace for the child")
-    parser.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")
+    # --output-format as `check` spells it; --format, the first spelling, stays.
+    parser.add_argument("--output-format", "--format", dest="format", choices=["text", "json"], default="text",
+                        help="output format (default: text)")
     parser.set_defaults(handler=command_verify, program_args=[])
     parser.epilog = ("Arguments for the program go after --: scopelint verify train.py --steps 5 -- --job_name=worker; "
                      "with --workers N, {task} in them is each copy's task index: -- --task_index={task}")

@@ -109,7 +109,7 @@ def summary_line(report: VerifyReport) -> str:
                 f"(last phase: {child.last_phase}); nothing to compare.")
     if report.outcome == INTERNAL:
         return (f"Internal error: the child failed before the program started (status {child.exit_status}); "
-                "is TensorFlow installed?")
+                'is TensorFlow installed? (pip install "scopelint[verify]")')
     comparison = report.comparison
     assert comparison is not None
     counts = comparison.counts()

@@ -1,0 +1,15 @@
+"""`pylint`: `path:line: [CODE] message`, the parseable format pylint and ruff write, which editors
+and CI problem matchers already read."""
+from __future__ import annotations
+
+from scopelint.engine import RunResult
+from scopelint.output.github import workspace_path
+from scopelint.output.options import FormatOptions
+
+
+def format_pylint(run: RunResult, options: FormatOptions) -> str:
+    lines = []
+    for diagnostic in run.diagnostics:
+        condition = f" ({diagnostic.condition})" if diagnostic.condition is not None else ""
+        lines.append(f"{workspace_path(diagnostic.site.path)}:{diagnostic.site.line}: [{diagnostic.code}] {diagnostic.message}{condition}\n")
+    return "".join(lines)
