@@ -31,7 +31,6 @@ def test_tsv_rows_are_well_formed() -> None:
         assert m.path.startswith("python") and m.tf_effect, m.id
 
 
-@pytest.mark.xfail(reason="benchmark incomplete: the issue asks for >= 40 mutants of >= 6 repositories", strict=True)
 def test_tsv_has_the_size_the_issue_asks_for() -> None:
     mutants = real_bugs.load()
     assert len(mutants) >= 40 and len({m.repo for m in mutants}) >= 6
