@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from scopelint.analysis import config_values as cfg
-from scopelint.analysis import interpreter, project
+from scopelint.analysis import interpreter, project, replay
 from scopelint.trace import PathCondition, Trace
 
 MAX_PATHS = 12  # runs per analysed module, the default run included
@@ -33,7 +33,8 @@ def analyze(source: str, path: str) -> Trace:
 
 def explore(parsed: project.Parsed, path: str) -> Trace:
     default_config = cfg.ConfigState()
-    first = interpreter.interpret_parsed(parsed, path, default_config)
+    memo = replay.PhaseMemo()  # the runs' unreached-functions phase, recorded once, reused when it can be
+    first = interpreter.interpret_parsed(parsed, path, default_config, memo)
     if not default_config.candidates:
         if default_config.reads:
             first.condition = describe(default_config)
@@ -49,7 +50,7 @@ def explore(parsed: project.Parsed, path: str) -> Trace:
             break
         assignment = queue.pop(0)
         config = cfg.ConfigState(assignment=assignment)
-        trace = interpreter.interpret_parsed(parsed, path, config)
+        trace = interpreter.interpret_parsed(parsed, path, config, memo)
         spent += trace.steps
         trace.condition = describe(config)
         first.other_paths.append(trace)

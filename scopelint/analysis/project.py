@@ -112,6 +112,8 @@ class Parsed:
     def rebinds_globals(self) -> bool:
         """Some function says `global`: the module's state can change after import.  Asked only of
         imported modules, so it is computed on demand."""
+        if "global" not in self.positions.source:
+            return False  # no `global` statement without the word: the tree walk is not needed
         return any(isinstance(node, cst.Global) for node in walk(self.module))
 
 
