@@ -29,7 +29,7 @@ Exactness rests on the fingerprint seeing all the phase can read:
 from __future__ import annotations
 
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
@@ -178,13 +178,19 @@ class _Recorded:
     alive: list[Any]
 
 
+# A phase of fewer steps than this costs less than its fingerprint (a few thousand objects): it
+# just runs.  A run whose state matches no recording records its own, up to MAX_RECORDINGS.
+MIN_REUSED_STEPS = 200
+MAX_RECORDINGS = 4
+
+
 @dataclass
 class PhaseMemo:
-    """One per explored module: the recorded phase of the first run (None when it could not be
-    reused), and how often it was reused (for the tests and the benchmark)."""
+    """One per explored module: the phases recorded so far, the steps of the first run's phase,
+    and how often a recording was reused (for the tests and the benchmark)."""
 
-    recorded: _Recorded | None = None
-    tried: bool = False
+    recordings: list[_Recorded] = field(default_factory=list)
+    first_steps: int | None = None
     reused: int = 0
 
 
@@ -195,27 +201,45 @@ def run_unreached(interp: Any, module: cst.Module, env: Any, memo: PhaseMemo | N
     if memo is None:
         interp.run_unreached_functions(module, env)
         return
-    recorded = memo.recorded
-    if recorded is not None:
-        if interp.total_steps + recorded.steps <= MAX_TOTAL_STEPS and _same_reads(interp.config, recorded) \
-                and all(interp.call_counts.get(k, 0) == v for k, v in recorded.counts.items()) \
-                and fingerprint(interp) == recorded.fingerprint:
+    if memo.first_steps is None:
+        # The first run: recorded only when the module tested its configuration (paths.py runs it
+        # again only then).
+        before = interp.total_steps
+        if interp.config.candidates:
+            _run_recording(interp, module, env, memo, fingerprint(interp, alive := []), alive)
+        else:
+            interp.run_unreached_functions(module, env)
+        memo.first_steps = interp.total_steps - before
+        return
+    if memo.first_steps < MIN_REUSED_STEPS:
+        interp.run_unreached_functions(module, env)
+        return
+    current: list[Any] | None = None
+    for recorded in memo.recordings:
+        if interp.total_steps + recorded.steps > MAX_TOTAL_STEPS or not _same_reads(interp.config, recorded) \
+                or not all(interp.call_counts.get(k, 0) == v for k, v in recorded.counts.items()):
+            continue
+        if current is None:
+            current = fingerprint(interp, alive := [])
+        if current == recorded.fingerprint:
             interp.extra_events.extend(recorded.events)
             _replay(interp.config, recorded.config_log)
             interp.total_steps += recorded.steps
             interp.tensorflow_seen = recorded.tensorflow_seen
             memo.reused += 1
             return
+    if len(memo.recordings) >= MAX_RECORDINGS:
         interp.run_unreached_functions(module, env)
         return
-    if memo.tried or not interp.config.candidates:
-        # No configuration value tested so far: most likely the only run (paths.py runs the
-        # module again only when it tested one), so recording would be wasted.
-        interp.run_unreached_functions(module, env)
-        return
-    memo.tried = True
-    alive: list[Any] = []
-    before = fingerprint(interp, alive)
+    if current is None:
+        current = fingerprint(interp, alive := [])
+    _run_recording(interp, module, env, memo, current, alive)
+
+
+def _run_recording(interp: Any, module: cst.Module, env: Any, memo: PhaseMemo, before: list[Any],
+                   alive: list[Any]) -> None:
+    from scopelint.analysis.interpreter import MAX_TOTAL_STEPS
+
     outside = _outside_state(interp)
     events_before = len(interp.extra_events)
     steps_before = interp.total_steps
@@ -231,8 +255,8 @@ def run_unreached(interp: Any, module: cst.Module, env: Any, memo: PhaseMemo | N
     if _outside_state(interp) != outside or steps_before + steps > MAX_TOTAL_STEPS \
             or any(op[0] == "declare" for op in log):
         return  # it changed what comes after, or may have met the budget: not reusable
-    memo.recorded = _Recorded(before, counts.first, interp.extra_events[events_before:], log, steps,
-                              interp.tensorflow_seen, alive)
+    memo.recordings.append(_Recorded(before, counts.first, interp.extra_events[events_before:], log, steps,
+                                     interp.tensorflow_seen, alive))
 
 
 def _same_reads(config: cfg.ConfigState, recorded: _Recorded) -> bool:
