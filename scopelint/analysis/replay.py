@@ -72,15 +72,18 @@ def fingerprint(interp: Any, keep: list[Any] | None = None) -> list[Any]:
     while stack:
         x = stack.pop()
         t = type(x)
+        if t is str:
+            tokens.append(x)  # every other token is a tuple (or None): a bare string is a string
+            continue
         if isinstance(x, _PLAIN):
             var = getattr(x, "var", None) if isinstance(x, cfg.Tagged) else None
             tokens.append((t, x) if var is None else (t, x, var))
             continue
         if x is interp:
-            tokens.append("interp")
+            tokens.append(("interp",))
             continue
         if x is config:
-            tokens.append("config")
+            tokens.append(("config",))
             continue
         key = id(x)
         if key in seen:
@@ -94,10 +97,15 @@ def fingerprint(interp: Any, keep: list[Any] | None = None) -> list[Any]:
             tokens.append((t, len(x), key in forgotten))
             stack.extend(reversed(x))
         elif t is dict:
-            tokens.append((dict, len(x), key in forgotten))
-            for k, v in reversed(list(x.items())):
-                stack.append(v)
-                stack.append(k)
+            keys = tuple(x)
+            if all(type(k) is str for k in keys):  # a namespace or attributes: keys in one token
+                tokens.append((dict, keys, key in forgotten))
+                stack.extend(reversed(list(x.values())))
+            else:
+                tokens.append((dict, len(x), key in forgotten))
+                for k, v in reversed(list(x.items())):
+                    stack.append(v)
+                    stack.append(k)
         elif t is set or t is frozenset:
             items = list(x)
             if all(isinstance(i, (str, int)) for i in items):
