@@ -1474,15 +1474,26 @@ class _Speculative:
             self.env.vars.update(self.base)
             return
         joined: dict[str, Any] = {}
-        names = set(self.base)
+        base = self.base
+        names = set(base)
         for outcome in self.outcomes:
             names |= set(outcome)
+        # A name keeps its value when every outcome agrees (one outcome: with the value before);
+        # spelt out rather than with lists per name: module-level joins see every global.
+        first_outcome, others = self.outcomes[0], self.outcomes[1:]
         for name in names:
-            values = [outcome.get(name, self.base.get(name, UNKNOWN)) for outcome in self.outcomes]
-            if len(self.outcomes) == 1:
-                values.append(self.base.get(name, UNKNOWN))
-            first = values[0]
-            joined[name] = first if all(_same(first, v) for v in values[1:]) else UNKNOWN
+            before = base.get(name, UNKNOWN)
+            first = first_outcome.get(name, before)
+            if not others:
+                joined[name] = first if first is before or _same(first, before) else UNKNOWN
+                continue
+            for outcome in others:
+                value = outcome.get(name, before)
+                if value is not first and not _same(first, value):
+                    joined[name] = UNKNOWN
+                    break
+            else:
+                joined[name] = first
         self.env.vars.clear()
         self.env.vars.update(joined)
 

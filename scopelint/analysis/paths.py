@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from scopelint.analysis import config_values as cfg
-from scopelint.analysis import interpreter, project, replay
+from scopelint.analysis import interpreter, module_files, project, replay
 from scopelint.trace import PathCondition, Trace
 
 MAX_PATHS = 12  # runs per analysed module, the default run included
@@ -32,6 +32,11 @@ def analyze(source: str, path: str) -> Trace:
 
 
 def explore(parsed: project.Parsed, path: str) -> Trace:
+    with module_files.lookups_memoized():  # the runs import the same modules: look each up once
+        return _explore(parsed, path)
+
+
+def _explore(parsed: project.Parsed, path: str) -> Trace:
     default_config = cfg.ConfigState()
     memo = replay.PhaseMemo()  # the runs' unreached-functions phase, recorded once, reused when it can be
     first = interpreter.interpret_parsed(parsed, path, default_config, memo)
