@@ -36,6 +36,7 @@ _SOURCE_ORDER = {
     cst.TypeAlias: ("name", "type_parameters"),
 }
 _FIELDS: dict[type, list[str]] = {}
+_IS_NODE: dict[type, bool] = {}  # type -> is it a LibCST node class
 
 # The node types whose positions come from `ast`: every node a site is taken from (calls, the
 # attribute of a property access, a def for an isolated run, a parameter for TFS106).
@@ -66,18 +67,29 @@ def walk(node: cst.CSTNode, skip: tuple[type, ...] = ()) -> Iterator[cst.CSTNode
     whitespace included.
     """
     stack = [node]
+    is_node = _IS_NODE
     while stack:
         current = stack.pop()
         yield current
         if skip and isinstance(current, skip):
             continue
         children: list[cst.CSTNode] = []
-        for name in _child_fields(type(current)):
+        for name in _FIELDS.get(type(current)) or _child_fields(type(current)):
             value = getattr(current, name)
-            if isinstance(value, cst.CSTNode):
+            kind = type(value)
+            # isinstance against LibCST's abstract base classes was most of the walk's time.
+            node_kind = is_node.get(kind)
+            if node_kind is None:
+                node_kind = is_node[kind] = issubclass(kind, cst.CSTNode)
+            if node_kind:
                 children.append(value)
             elif isinstance(value, (list, tuple)):
-                children.extend(item for item in value if isinstance(item, cst.CSTNode))
+                for item in value:
+                    item_kind = is_node.get(type(item))
+                    if item_kind is None:
+                        item_kind = is_node[type(item)] = issubclass(type(item), cst.CSTNode)
+                    if item_kind:
+                        children.append(item)
         stack.extend(reversed(children))
 
 
