@@ -207,28 +207,27 @@ def run_unreached(interp: Any, module: cst.Module, env: Any, memo: PhaseMemo | N
     from scopelint.analysis.interpreter import MAX_TOTAL_STEPS
 
     if memo is None:
-        interp.run_unreached_functions(module, env)
+        _run(interp, module, env, None, None, [])
         return
     if memo.first_steps is None:
         # The first run: recorded only when the module tested its configuration (paths.py runs it
         # again only then).
         before = interp.total_steps
-        if interp.config.candidates:
-            _run_recording(interp, module, env, memo, fingerprint(interp, alive := []), alive)
-        else:
-            interp.run_unreached_functions(module, env)
+        alive: list[Any] = []
+        _run(interp, module, env, memo, fingerprint(interp, alive) if interp.config.candidates else None, alive)
         memo.first_steps = interp.total_steps - before
         return
     if memo.first_steps < MIN_REUSED_STEPS:
-        interp.run_unreached_functions(module, env)
+        _run(interp, module, env, None, None, [])
         return
     current: list[Any] | None = None
+    alive = []
     for recorded in memo.recordings:
         if interp.total_steps + recorded.steps > MAX_TOTAL_STEPS or not _same_reads(interp.config, recorded) \
                 or not all(interp.call_counts.get(k, 0) == v for k, v in recorded.counts.items()):
             continue
         if current is None:
-            current = fingerprint(interp, alive := [])
+            current = fingerprint(interp, alive)
         if current == recorded.fingerprint:
             interp.extra_events.extend(recorded.events)
             _replay(interp.config, recorded.config_log)
@@ -237,17 +236,21 @@ def run_unreached(interp: Any, module: cst.Module, env: Any, memo: PhaseMemo | N
             memo.reused += 1
             return
     if len(memo.recordings) >= MAX_RECORDINGS:
-        interp.run_unreached_functions(module, env)
+        _run(interp, module, env, None, None, [])
         return
-    if current is None:
-        current = fingerprint(interp, alive := [])
-    _run_recording(interp, module, env, memo, current, alive)
+    _run(interp, module, env, memo, current if current is not None else fingerprint(interp, alive), alive)
 
 
-def _run_recording(interp: Any, module: cst.Module, env: Any, memo: PhaseMemo, before: list[Any],
-                   alive: list[Any]) -> None:
+def _run(interp: Any, module: cst.Module, env: Any, memo: PhaseMemo | None, before: list[Any] | None,
+         alive: list[Any]) -> None:
+    """Run the phase, recording it into `memo` when `before` (its fingerprint) is given.  Every
+    run of the phase goes through here, so that it starts at the same depth of Python's stack
+    whether recorded or not (a recursion limit met inside it is met at the same point)."""
     from scopelint.analysis.interpreter import MAX_TOTAL_STEPS
 
+    if memo is None or before is None:
+        interp.run_unreached_functions(module, env)
+        return
     outside = _outside_state(interp)
     events_before = len(interp.extra_events)
     steps_before = interp.total_steps
