@@ -98,10 +98,15 @@ def recording_module_lookups() -> Iterator[list[ModuleLookup] | None]:
         yield None
         return
     lookups: list[ModuleLookup] = []
+    # Path exploration runs a module once per configuration, and each run makes the same lookups:
+    # each is recorded (its file read and digested) once, so that a warm run checks it once.
+    recorded: set[tuple[str, str, int, Path | None]] = set()
 
     def find_and_record(importer: str, dotted: str, level: int) -> Path | None:
         found = original(importer, dotted, level)
-        lookups.append(_lookup(importer, dotted, level, found))
+        if (importer, dotted, level, found) not in recorded:
+            recorded.add((importer, dotted, level, found))
+            lookups.append(_lookup(importer, dotted, level, found))
         return found
 
     project.find_module_file = find_and_record
@@ -124,10 +129,17 @@ def _lookup(importer: str, dotted: str, level: int, found: Path | None) -> Modul
 def _lookups_still_hold(lookups: Sequence[ModuleLookup]) -> bool:
     if not lookups:
         return True
-    from scopelint.analysis import project
+    import sys
 
+    # The analysis's own lookup when it is loaded (tests may swap it); else the same function
+    # without importing LibCST (project.py re-exports it).
+    project = sys.modules.get("scopelint.analysis.project")
+    if project is not None:
+        find_module_file = project.find_module_file
+    else:
+        from scopelint.analysis.module_files import find_module_file
     for recorded in lookups:
-        found = project.find_module_file(recorded.importer, recorded.dotted, recorded.level)
+        found = find_module_file(recorded.importer, recorded.dotted, recorded.level)
         if _lookup(recorded.importer, recorded.dotted, recorded.level, found) != recorded:
             return False
     return True

@@ -451,6 +451,13 @@ def check_task(task: FileTask, settings: CheckSettings, stdin_data: bytes | None
     return result
 
 
+def _size(task: FileTask) -> int:
+    try:
+        return os.stat(task.path).st_size
+    except OSError:
+        return 0
+
+
 def analyzer_identity() -> str:
     """Which analyzer and rule modules produce results (part of the cache key: tests swap them)."""
     analyze = analysis.analyze_source
@@ -560,8 +567,10 @@ def run(
     workers = jobs if jobs is not None and jobs > 0 else (os.cpu_count() or 1)
     file_tasks = [task for task in tasks if task.path != STDIN_PATH and not task.missing and id(task) not in results]
     if workers > 1 and len(file_tasks) > 1:
-        # Warm the rule registry before forking so that workers inherit it.
+        # Warm the rule registry and the analyzer (the interpreter and LibCST: a third of a
+        # second to import) before forking so that workers inherit them instead of each importing.
         _rule_modules()
+        from scopelint.analysis import paths as _paths  # noqa: F401
         # fork where there is one: workers start at once with the rules already imported.
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
@@ -570,7 +579,9 @@ def run(
         try:
             # One file per task: analysis time varies by orders of magnitude between files, so
             # batches would leave a worker idle while another finishes a batch of large files.
-            pending = {executor.submit(check_task, task, settings, None, cache): task for task in file_tasks}
+            # Largest files first, so that no worker is left with a large file while the others idle.
+            pending = {executor.submit(check_task, task, settings, None, cache): task
+                       for task in sorted(file_tasks, key=_size, reverse=True)}
             lost: set[int] = set()  # tasks taken down by a worker that died
             for future in as_completed(pending):
                 try:

@@ -75,8 +75,13 @@ def _parse_codes(text: str | None) -> tuple[str, ...] | None:
     return tuple(part for part in _SPLIT.split(text) if part)
 
 
+_MARKER = re.compile("noqa", re.IGNORECASE)  # in every directive: a file without it has none
+
+
 def parse_noqa(source: str) -> NoqaDirectives:
     directives = NoqaDirectives()
+    if _MARKER.search(source) is None:
+        return directives  # tokenizing the whole file for nothing cost as much as parsing it
     for line, column, comment in _comments(source):
         file_match = _FILE_DIRECTIVE.search(comment)
         if file_match is not None:

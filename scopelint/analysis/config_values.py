@@ -140,9 +140,14 @@ class ConfigState:
     candidates: dict[str, list[Any]] = field(default_factory=dict)
     compared: dict[str, list[Any]] = field(default_factory=dict)  # key -> literals compared with
     reads: int = 0  # how many configuration values were read (import caching must see them)
+    # While not None, every read and every learning step is appended here (replay.py records the
+    # unreached-functions phase of a run this way, to replay it in another run).
+    log: list[tuple[Any, ...]] | None = field(default=None, repr=False, compare=False)
 
     # -------------------------------------------------------------- declaring and reading
     def declare(self, var: ConfigVar) -> ConfigVar:
+        if self.log is not None:
+            self.log.append(("declare", var))
         self.declared.setdefault(var.key, var)
         if var.kind == "flag":
             self.flags.setdefault(var.key.split(":", 1)[1], var)
@@ -150,6 +155,8 @@ class ConfigState:
 
     def value(self, var: ConfigVar) -> Any:
         self.reads += 1
+        if self.log is not None:
+            self.log.append(("value", var, self.current(var)))
         if var.key in self.assignment:
             chosen = self.assignment[var.key]
         elif var.default is not MISSING:
@@ -174,6 +181,8 @@ class ConfigState:
 
     # -------------------------------------------------------------- learning alternatives
     def _learn(self, var: ConfigVar, values: list[Any]) -> None:
+        if self.log is not None:
+            self.log.append(("learn", var, list(values)))
         known = self.candidates.setdefault(var.key, [])
         for value in list(var.choices) or values:
             if isinstance(value, bool) and var.value_type not in ("bool", "any"):
@@ -193,8 +202,7 @@ class ConfigState:
         literals = [v for v in (list(other) if isinstance(other, (list, tuple, set, frozenset, dict)) else [other])
                     if is_literal(v)]
         literals = [plain(v) for v in literals]
-        seen = self.compared.setdefault(var.key, [])
-        seen.extend(v for v in literals if v not in seen)
+        self._saw(var.key, literals)
         learned: list[Any] = []
         for literal in literals:
             if var.value_type == "bool":
@@ -209,6 +217,13 @@ class ConfigState:
         if var.value_type in ("str", "any") and not var.choices:
             learned.append(Other())
         self._learn(var, [v for v in learned if _changes_outcome(decide, v, plain(value))])
+
+    def _saw(self, key: str, literals: list[Any]) -> None:
+        """The literals a value was compared with, in the order first seen (for conditions)."""
+        if self.log is not None:
+            self.log.append(("saw", key, list(literals)))
+        seen = self.compared.setdefault(key, [])
+        seen.extend(v for v in literals if v not in seen)
 
     def on_truth(self, value: Tagged) -> None:
         var = value.var

@@ -18,7 +18,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from scopelint.analysis import builtins_model, generators, project
+from scopelint.analysis import builtins_model, generators, project, replay
 from scopelint.analysis import config_values as cfg
 from scopelint.analysis.positions import Positions, walk
 
@@ -157,6 +157,8 @@ class Interpreter:
         # by an operation the analysis cannot compute), by id; the objects are kept so ids stay
         # unique.  Python values cannot be made unknown in place, so every read checks this.
         self.forgotten: dict[int, Any] = {}
+        # Path exploration: the unreached-functions phase recorded by an earlier run (replay.py).
+        self.phase_memo: Any = None
         tfapi.install_devices(self.graph)
 
     # ------------------------------------------------------------------ sites
@@ -200,7 +202,7 @@ class Interpreter:
             self.graph.note_unmodelled_creation()
         self.final_graph = self.graphs.index(self.graph) if self.graph in self.graphs else 0
         self.run_test_methods(env)
-        self.run_unreached_functions(module, env)
+        replay.run_unreached(self, module, env, self.phase_memo)
         self.tfapi.tfapi_devices.finish_module(self, module)  # setters never used (TFS401)
 
     def run_test_methods(self, env: Env) -> None:
@@ -243,17 +245,7 @@ class Interpreter:
         assert self.module is not None
         self.max_steps, self.max_call_depth = ISOLATED_MAX_STEPS, ISOLATED_MAX_CALL_DEPTH
         for name, value in list(env.vars.items()):
-            targets: list[tuple[UserFunction, Any]] = []
-            # Only this module's own functions: imported ones are analysed with their module.
-            if isinstance(value, UserFunction) and value.module is self.module \
-                    and id(value.node) not in self.module.executed_defs:
-                targets.append((value, None))
-            elif isinstance(value, UserClass):
-                for attr in value.attrs.values():
-                    if isinstance(attr, UserFunction) and attr.module is self.module \
-                            and id(attr.node) not in self.module.executed_defs:
-                        targets.append((attr, value))
-            for function, cls in targets:
+            for function, cls in self.unreached_of(value):
                 if getattr(function.node, "name", None) is None:
                     continue
                 if id(function.node) in self.module.executed_defs:
@@ -278,6 +270,21 @@ class Interpreter:
                 # Their variables are not part of the program's predicted inventory; their certain
                 # events (argument errors, syntax-level facts) are.
                 self.extra_events.extend(event for event in graph.events if event.certain)
+
+    def unreached_of(self, value: Any) -> list[tuple[UserFunction, Any]]:
+        """The functions of a module-level value that no entry point ran, with their class."""
+        assert self.module is not None
+        targets: list[tuple[UserFunction, Any]] = []
+        # Only this module's own functions: imported ones are analysed with their module.
+        if isinstance(value, UserFunction) and value.module is self.module \
+                and id(value.node) not in self.module.executed_defs:
+            targets.append((value, None))
+        elif isinstance(value, UserClass):
+            for attr in value.attrs.values():
+                if isinstance(attr, UserFunction) and attr.module is self.module \
+                        and id(attr.node) not in self.module.executed_defs:
+                    targets.append((attr, value))
+        return targets
 
     # ------------------------------------------------------------------ statements
     def exec_block(self, body: Any, env: Env) -> None:
@@ -1470,15 +1477,26 @@ class _Speculative:
             self.env.vars.update(self.base)
             return
         joined: dict[str, Any] = {}
-        names = set(self.base)
+        base = self.base
+        names = set(base)
         for outcome in self.outcomes:
             names |= set(outcome)
+        # A name keeps its value when every outcome agrees (one outcome: with the value before);
+        # spelt out rather than with lists per name: module-level joins see every global.
+        first_outcome, others = self.outcomes[0], self.outcomes[1:]
         for name in names:
-            values = [outcome.get(name, self.base.get(name, UNKNOWN)) for outcome in self.outcomes]
-            if len(self.outcomes) == 1:
-                values.append(self.base.get(name, UNKNOWN))
-            first = values[0]
-            joined[name] = first if all(_same(first, v) for v in values[1:]) else UNKNOWN
+            before = base.get(name, UNKNOWN)
+            first = first_outcome.get(name, before)
+            if not others:
+                joined[name] = first if first is before or _same(first, before) else UNKNOWN
+                continue
+            for outcome in others:
+                value = outcome.get(name, before)
+                if value is not first and not _same(first, value):
+                    joined[name] = UNKNOWN
+                    break
+            else:
+                joined[name] = first
         self.env.vars.clear()
         self.env.vars.update(joined)
 
@@ -1829,9 +1847,12 @@ def interpret_module(source: str, path: str) -> Trace:
     return interpret_parsed(parse_module(source, path), path)
 
 
-def interpret_parsed(parsed: project.Parsed, path: str, configuration: cfg.ConfigState | None = None) -> Trace:
-    """One run of the module, with the configuration given (the defaults when None)."""
+def interpret_parsed(parsed: project.Parsed, path: str, configuration: cfg.ConfigState | None = None,
+                     memo: replay.PhaseMemo | None = None) -> Trace:
+    """One run of the module, with the configuration given (the defaults when None); runs of one
+    module share `memo`."""
     interp = Interpreter(path, configuration)
+    interp.phase_memo = memo
     interp.run_module(parsed.module, parsed.positions)
     trace = Trace(path)
     for index, graph in enumerate(interp.graphs):

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from scopelint.analysis import config_values as cfg
-from scopelint.analysis import interpreter, project
+from scopelint.analysis import interpreter, module_files, project, replay
 from scopelint.trace import PathCondition, Trace
 
 MAX_PATHS = 12  # runs per analysed module, the default run included
@@ -33,8 +33,14 @@ def analyze(source: str, path: str) -> Trace:
 
 
 def explore(parsed: project.Parsed, path: str) -> Trace:
+    with module_files.lookups_memoized():  # the runs import the same modules: look each up once
+        return _explore(parsed, path)
+
+
+def _explore(parsed: project.Parsed, path: str) -> Trace:
     default_config = cfg.ConfigState()
-    first = interpreter.interpret_parsed(parsed, path, default_config)
+    memo = replay.PhaseMemo()  # the runs' unreached-functions phase, recorded once, reused when it can be
+    first = interpreter.interpret_parsed(parsed, path, default_config, memo)
     # Every run has a condition, even a program that reads no configuration: its one run is every path.
     first.condition = replace(describe(default_config), stopped=first.stopped_by_program)
     if not default_config.candidates:
@@ -49,7 +55,7 @@ def explore(parsed: project.Parsed, path: str) -> Trace:
             break
         assignment = queue.pop(0)
         config = cfg.ConfigState(assignment=assignment)
-        trace = interpreter.interpret_parsed(parsed, path, config)
+        trace = interpreter.interpret_parsed(parsed, path, config, memo)
         spent += trace.steps
         trace.condition = replace(describe(config), stopped=trace.stopped_by_program)
         first.other_paths.append(trace)

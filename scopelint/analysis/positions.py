@@ -36,6 +36,7 @@ _SOURCE_ORDER = {
     cst.TypeAlias: ("name", "type_parameters"),
 }
 _FIELDS: dict[type, list[str]] = {}
+_IS_NODE: dict[type, bool] = {}  # type -> is it a LibCST node class
 
 # The node types whose positions come from `ast`: every node a site is taken from (calls, the
 # attribute of a property access, a def for an isolated run, a parameter for TFS106).
@@ -66,18 +67,29 @@ def walk(node: cst.CSTNode, skip: tuple[type, ...] = ()) -> Iterator[cst.CSTNode
     whitespace included.
     """
     stack = [node]
+    is_node = _IS_NODE
     while stack:
         current = stack.pop()
         yield current
         if skip and isinstance(current, skip):
             continue
         children: list[cst.CSTNode] = []
-        for name in _child_fields(type(current)):
+        for name in _FIELDS.get(type(current)) or _child_fields(type(current)):
             value = getattr(current, name)
-            if isinstance(value, cst.CSTNode):
+            kind = type(value)
+            # isinstance against LibCST's abstract base classes was most of the walk's time.
+            node_kind = is_node.get(kind)
+            if node_kind is None:
+                node_kind = is_node[kind] = issubclass(kind, cst.CSTNode)
+            if node_kind:
                 children.append(value)
             elif isinstance(value, (list, tuple)):
-                children.extend(item for item in value if isinstance(item, cst.CSTNode))
+                for item in value:
+                    item_kind = is_node.get(type(item))
+                    if item_kind is None:
+                        item_kind = is_node[type(item)] = issubclass(type(item), cst.CSTNode)
+                    if item_kind:
+                        children.append(item)
         stack.extend(reversed(children))
 
 
@@ -86,7 +98,7 @@ class Positions:
         self.module = module
         self.source = source
         self._tree = tree  # Python's parse of the same source, when the caller already has it
-        self._matched: dict[int, CodeRange] | None = None
+        self._matched: dict[int, Any] | None = None  # id -> CodeRange, or its 4-tuple until asked for
         self._full: Any = None
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
@@ -95,6 +107,9 @@ class Positions:
                 self._matched = self._match_nodes()
             found = self._matched.get(id(node))
             if found is not None:
+                if type(found) is tuple:  # built on first use: most matched nodes are never asked for
+                    found = self._matched[id(node)] = CodeRange(CodePosition(found[0], found[1]),
+                                                                CodePosition(found[2], found[3]))
                 return found
         if self._full is None:
             self._full = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
@@ -129,12 +144,12 @@ class Positions:
             if len(ast_nodes) == len(found[cst_type]):
                 pairs += list(zip(found[cst_type], ast_nodes))
         lines = self.source.splitlines()
-        result: dict[int, CodeRange] = {}
+        result: dict[int, Any] = {}
         for cst_node, ast_node in pairs:
-            start = CodePosition(ast_node.lineno, _char_column(lines, ast_node.lineno, ast_node.col_offset))
-            end_line = ast_node.end_lineno or ast_node.lineno
-            end = CodePosition(end_line, _char_column(lines, end_line, ast_node.end_col_offset or 0))
-            result[id(cst_node)] = CodeRange(start, end)
+            line = ast_node.lineno
+            end_line = ast_node.end_lineno or line
+            result[id(cst_node)] = (line, _char_column(lines, line, ast_node.col_offset),
+                                    end_line, _char_column(lines, end_line, ast_node.end_col_offset or 0))
         return result
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import libcst as cst
 
+from scopelint.analysis.module_files import find_module_file, package_root  # noqa: F401 (re-exported)
 from scopelint.analysis.nesting import python_tree
 from scopelint.analysis.positions import Positions, walk
 
@@ -37,32 +38,6 @@ class ProjectModule:
     module: cst.Module
     positions: Positions  # computed once per parsed file, shared by every importer
     rebinds_globals: bool  # some function says `global`: its module state can change after import
-
-
-def package_root(folder: Path) -> Path:
-    while (folder / "__init__.py").is_file() and folder.parent != folder:
-        folder = folder.parent
-    return folder
-
-
-def find_module_file(importer: str, dotted: str, level: int) -> Path | None:
-    """The file `import dotted` (level 0) or `from .<dotted> import ...` (level > 0) loads."""
-    here = Path(importer).resolve().parent
-    if level:
-        base = here
-        for _ in range(level - 1):
-            base = base.parent
-        bases = [base]
-    else:
-        bases = [here, package_root(here)]
-    parts = [part for part in dotted.split(".") if part]
-    for base in dict.fromkeys(bases):
-        target = base.joinpath(*parts) if parts else base
-        candidates = [target / "__init__.py"] if not parts else [Path(f"{target}.py"), target / "__init__.py"]
-        for candidate in candidates:
-            if candidate.is_file():
-                return candidate
-    return None
 
 
 def display_path(file: Path, importer: str) -> str:
@@ -112,6 +87,8 @@ class Parsed:
     def rebinds_globals(self) -> bool:
         """Some function says `global`: the module's state can change after import.  Asked only of
         imported modules, so it is computed on demand."""
+        if "global" not in self.positions.source:
+            return False  # no `global` statement without the word: the tree walk is not needed
         return any(isinstance(node, cst.Global) for node in walk(self.module))
 
 

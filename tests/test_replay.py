@@ -1,0 +1,97 @@
+"""The unreached-functions phase recorded in one run of a module and replayed in another
+(analysis/replay.py) gives exactly the traces that running it again gives."""
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from scopelint.analysis import paths, replay
+
+PROGRAMS = Path(__file__).parent / "fixtures" / "programs"
+
+
+GAN = textwrap.dedent('''
+    import tensorflow.compat.v1 as tf
+    flags = tf.app.flags
+    flags.DEFINE_boolean("train", False, "")
+    flags.DEFINE_string("dataset", "celebA", "")
+    FLAGS = flags.FLAGS
+    REGISTRY = []
+
+    def unused_builder(x, reuse=False):
+        with tf.variable_scope("unused"):
+            REGISTRY.append(1)
+            return tf.get_variable("w", [3])
+
+    def depends_on_registry(x, reuse=False):
+        if len(REGISTRY) > 1:
+            tf.get_variable("v", [1])
+
+    def other_unused(x):
+        return tf.get_variable("w", [len(REGISTRY)])
+
+    def main(_):
+        if FLAGS.dataset == "mnist":
+            tf.get_variable("m", [1])
+        if FLAGS.train:
+            REGISTRY.append(2)
+            other_unused(1)
+        with tf.variable_scope("d"):
+            tf.get_variable("w", [2])
+
+    tf.app.run()
+''')
+
+
+def test_replayed_phase_equals_a_real_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(replay, "MIN_REUSED_STEPS", 0)
+    with_memo = paths.analyze(GAN, "gan.py")
+    monkeypatch.setattr(replay, "run_unreached",
+                        lambda interp, module, env, memo: interp.run_unreached_functions(module, env))
+    without = paths.analyze(GAN, "gan.py")
+    assert len(with_memo.other_paths) >= 2
+    assert _plain(with_memo) == _plain(without)
+    # The state the phase starts from matters: with --train, main() grew REGISTRY, so that
+    # depends_on_registry creates a variable (and its unused `reuse` is reported) in that run only.
+    ignored = [[e for e in run.events if e.kind == "reuse_param_ignored" and "depends_on_registry" in e.message]
+               for run in [with_memo, *with_memo.other_paths]]
+    assert [bool(found) for found in ignored] == [False, False, True, True]
+
+
+def test_the_phase_is_reused_when_the_state_is_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    memos: list[replay.PhaseMemo] = []
+    original = replay.PhaseMemo
+
+    def made() -> replay.PhaseMemo:
+        memo = original()
+        memos.append(memo)
+        return memo
+
+    monkeypatch.setattr(replay, "PhaseMemo", made)
+    monkeypatch.setattr(replay, "MIN_REUSED_STEPS", 0)  # this phase is small: reuse it all the same
+    paths.analyze(GAN, "gan.py")
+    # The --dataset=mnist run leaves the same unreached functions in the same state; --train
+    # reaches other_unused and changes REGISTRY, so its phase runs again.
+    assert memos and memos[0].recordings and memos[0].reused >= 1
+
+
+@pytest.mark.parametrize("program", sorted(PROGRAMS.glob("*/*.py")), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_program_fixtures_same_with_and_without_replay(program: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(program.parent)
+    monkeypatch.setattr(replay, "MIN_REUSED_STEPS", 0)
+    source = program.read_text()
+    with_memo = _plain(paths.analyze(source, program.name))
+    monkeypatch.setattr(replay, "run_unreached",
+                        lambda interp, module, env, memo: interp.run_unreached_functions(module, env))
+    assert with_memo == _plain(paths.analyze(source, program.name))
+
+
+def _plain(trace: object) -> str:
+    def strip(d: dict) -> dict:
+        d.pop("steps", None)
+        d["other_paths"] = [strip(o) for o in d["other_paths"]]
+        return d
+    return repr(strip(dataclasses.asdict(trace)))  # type: ignore[call-overload]
