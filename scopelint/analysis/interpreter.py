@@ -18,7 +18,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from scopelint.analysis import builtins_model, generators, project
+from scopelint.analysis import builtins_model, generators, project, undefined_names
 from scopelint.analysis import config_values as cfg
 from scopelint.analysis.positions import Positions, walk
 
@@ -847,7 +847,7 @@ class Interpreter:
         # isinstance misses on them was the interpreter's largest single cost.
         kind = type(node)
         if kind is cst.Name:
-            return self.lookup(node.value, env)
+            return self.lookup(node.value, env, node)
         if kind is cst.Integer:
             return _int_literal(node.value)
         if kind is cst.Float:
@@ -966,7 +966,7 @@ class Interpreter:
         hook(value)
         return None  # what `with` sends back
 
-    def lookup(self, name: str, env: Env) -> Any:
+    def lookup(self, name: str, env: Env, node: cst.Name | None = None) -> Any:
         try:
             return env.lookup(name)
         except KeyError:
@@ -975,6 +975,9 @@ class Interpreter:
             return {"True": True, "False": False, "None": None}[name]
         if name in _BUILTINS:
             return Builtin(name)
+        if node is not None and self.module is not None \
+                and id(node) in undefined_names.undefined_name_ids(self.module.positions):
+            raise _UserRaise()  # NameError: the path ends here, as at the program's own raise
         return UNKNOWN
 
     def eval_call(self, node: cst.Call, env: Env) -> Any:
