@@ -144,6 +144,7 @@ class Interpreter:
         self.loaded_modules: dict[str, ModuleValue | None] = {}
         self.import_depth = 0  # how many project imports deep the code being run is
         self.imported_lines = 0  # source lines of the project modules run so far
+        self.imported_modules = 0  # project modules run so far (the import work budget)
         self.extra_events: list[Event] = []
         self.tensorflow_seen = False
         self.final_graph = 0
@@ -670,7 +671,8 @@ class Interpreter:
     def import_project_module(self, dotted: str, level: int) -> ModuleValue | None:
         """Run a module of the project being checked, once, as `import` would."""
         assert self.module is not None
-        if self.import_depth >= project.MAX_IMPORT_DEPTH or self.imported_lines >= project.MAX_IMPORTED_LINES:
+        if self.import_depth >= project.MAX_IMPORT_NESTING or self.imported_lines >= project.MAX_IMPORTED_LINES \
+                or self.imported_modules >= project.MAX_IMPORTED_MODULES:
             return None
         file = project.find_module_file(self.module.path, dotted, level)
         if file is None:
@@ -683,6 +685,7 @@ class Interpreter:
         if loaded is None:
             return None
         self.imported_lines += loaded.source.count("\n")
+        self.imported_modules += 1
         cached = _PURE_MODULES.get((key, loaded.path))
         if cached is not None and cached.still_valid():
             self.loaded_modules.update(dict.fromkeys(cached.files, None))
