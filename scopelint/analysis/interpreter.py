@@ -487,6 +487,13 @@ class Interpreter:
                 function.is_property = True
             elif name is None or (name not in TRANSPARENT_DECORATORS and name.split(".")[-1] not in TRANSPARENT_DECORATORS):
                 value = self.eval(decorator.decorator, env)
+                if isinstance(value, cfg.ConfigObject):
+                    # @click.option(...) / @click.command(): the function, with its configuration
+                    # values as parameter defaults (analysis/config_objects.py).
+                    decorated = value.call(self.config, [function], {})
+                    if isinstance(decorated, UserFunction):
+                        function = decorated
+                        continue
                 if isinstance(value, UserFunction):
                     result = self.call_value(value, [function], {}, decorator.decorator)
                     if isinstance(result, UserFunction):

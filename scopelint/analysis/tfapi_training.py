@@ -357,3 +357,11 @@ def _template_call(name: object) -> str:
     if isinstance(name, str) and UNKNOWN_PART not in name:
         return f"make_template('{name}')"
     return "make_template(...)"
+
+
+@handles("tf.contrib.training.HParams", "tf.training.HParams")
+def _hparams(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    """Hyper-parameters built from literals are known values (analysis/config_objects.py)."""
+    from scopelint.analysis import config_objects
+
+    return config_objects.make_hparams(kwargs) if not args else UNKNOWN
