@@ -234,3 +234,21 @@ def test_inner_scopes_and_worker_devices_are_not_leaks_or_local_on_ps() -> None:
         "        pinned = tf.get_variable('pinned', [2])\n"
     )
     assert findings(source, *DISTRIBUTED) == []
+
+
+def test_a_ps_tasks_flag_is_a_decision_of_tensorflow_and_the_condition_says_so() -> None:
+    # ps_tasks=FLAGS.ps_tasks (default 0) inside a worker device: None only with the default, so
+    # the finding holds "with the default flags", and a run with --ps_tasks=1 has none.
+    source = HEAD + ("tf.app.flags.DEFINE_integer('ps_tasks', 0, '')\nFLAGS = tf.app.flags.FLAGS\n"
+                     "with tf.device('/job:worker/task:0'):\n"
+                     "  with tf.device(tf.train.replica_device_setter(ps_tasks=FLAGS.ps_tasks)):\n"
+                     "    w = tf.get_variable('w', [2])\n")
+    trace = analyze_source(source, "m.py")
+    assert [(e.kind, e.site.line) for e in trace.events if e.certain] == [("device_setter_returns_none", 5)]
+    assert trace.condition is not None and trace.condition.is_default
+    assert [[e.kind for e in other.events if e.certain] for other in trace.other_paths] == [[]]
+    assert "--ps_tasks=1" in trace.other_paths[0].condition.argv
+    # No device around it: no finding on any path.
+    quiet = source.replace("with tf.device('/job:worker/task:0'):\n  ", "if True:\n  ")
+    trace = analyze_source(quiet, "m.py")
+    assert [e for t in [trace, *trace.other_paths] for e in t.events if e.certain] == []

@@ -635,6 +635,7 @@ class Interpreter:
             if var is not None:
                 self.config.declare(var)
             return None
+        self.tfapi.tfapi_devices.note_config_decisions(self, callee, args, kwargs)
         # TensorFlow gets plain values: a flag's value is just its value there.
         args = [cfg.plain(value) for value in args]
         kwargs = {key: cfg.plain(value) for key, value in kwargs.items()}

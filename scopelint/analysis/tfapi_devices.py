@@ -112,6 +112,21 @@ def _setter(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node
     return value
 
 
+def note_config_decisions(interp: "Interpreter", callee: Any, args: list[Any], kwargs: dict[str, Any]) -> None:
+    """A configuration value TensorFlow itself tests: `replica_device_setter(ps_tasks=FLAGS.ps_tasks)`
+    returns None exactly when it is 0 (and no cluster is given), so the path driver must also run
+    the program with another value, and a TFS404 found only at the default says "with the default
+    flags", not "on every path"."""
+    from scopelint.analysis import config_values as cfg
+
+    if not isinstance(callee, tfapi.TFRef) or tfapi.canonical(callee.path) != "tf.train.replica_device_setter":
+        return
+    bound = tfapi.bind(SETTER_PARAMETERS, args, kwargs)
+    ps_tasks = bound.get("ps_tasks")
+    if isinstance(ps_tasks, cfg.Tagged) and bound.get("cluster") is None:
+        interp.config.on_truth(ps_tasks)
+
+
 def _with_cluster_value(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any],
                         node: cst.CSTNode) -> tuple[list[Any], dict[str, Any]]:
     """A literal dict `cluster=` means what `ClusterSpec(dict)` means (TensorFlow wraps it alike)."""
