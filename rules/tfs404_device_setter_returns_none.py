@@ -12,12 +12,13 @@ RULE = RuleInfo(
     code="TFS404",
     name="device-setter-returns-none",
     severity="warning",
-    summary="replica_device_setter returns None (no ps job, or ps_tasks 0): device(None) clears outer devices.",
+    summary="replica_device_setter returns None (no ps job, or ps_tasks 0) and device(None) drops an enclosing device.",
     rationale=(
         'With a cluster that has no job named after ps_device (\'ps\' by default), or with no cluster and\n'
         'ps_tasks=0 (a call with no arguments), replica_device_setter returns None. `device(None)` does not\n'
-        'fail: it drops every enclosing device scope, so the variables land on no ps at all and even an\n'
-        'outer worker device is lost.\n'
+        'fail: it drops every enclosing device scope, so an outer worker (or GPU) device is lost.\n'
+        'Reported only where an enclosing device scope is really dropped: a setter whose ps_tasks is 0 on a\n'
+        'local run, with no device scope around it, changes nothing.\n'
         'Fix: list the ps job in the cluster (or pass ps_tasks), or match ps_device to its job name.'
     ),
     bad="""\

@@ -56,8 +56,30 @@ def test_bad_keyword_with_a_discarded_result_gets_both_findings() -> None:
 def test_unknown_task_count_is_not_none() -> None:
     source = HEAD + "import sys\nn = int(sys.argv[1])\nwith tf.device(tf.train.replica_device_setter(ps_tasks=n)):\n    w = tf.get_variable('w', [2])\n"
     assert kinds(source) == []
-    source = HEAD + "c = {'ps': ['a:1']}\nwith tf.device(tf.train.replica_device_setter(cluster=c, ps_device='/job:param')):\n    w = tf.get_variable('w', [2])\n"
-    assert kinds(source) == [("device_setter_returns_none", 3)]
+    source = HEAD + ("c = {'ps': ['a:1']}\nwith tf.device('/job:worker/task:0'):\n"
+                     "  with tf.device(tf.train.replica_device_setter(cluster=c, ps_device='/job:param')):\n"
+                     "    w = tf.get_variable('w', [2])\n")
+    assert kinds(source) == [("device_setter_returns_none", 4)]
+
+
+def test_a_none_setter_is_reported_only_where_it_drops_an_enclosing_device() -> None:
+    setter = "tf.train.replica_device_setter(cluster={'worker': ['a:1']})"
+    # Nothing around it: device(None) drops nothing, every device is what it was without the setter.
+    assert kinds(HEAD + f"with tf.device({setter}):\n    w = tf.get_variable('w', [2])\n") == []
+    assert kinds(HEAD + f"with tf.device(''):\n  with tf.device({setter}):\n    w = tf.get_variable('w', [2])\n") == []
+    # Bound to a name, entered inside a GPU scope: reported at the setter, the device() site related.
+    source = HEAD + (f"s = {setter}\nwith tf.device('/gpu:0'):\n  with tf.device(s):\n"
+                     "    w = tf.get_variable('w', [2])\n")
+    trace = analyze_source(source, "m.py")
+    [event] = trace.events
+    assert (event.kind, event.site.line, event.certain) == ("device_setter_returns_none", 2, True)
+    assert "'/device:GPU:0'" in event.message and [r.site.line for r in event.related] == [4]
+    # An enclosing device whose value is unknown: maybe dropped, never a certain finding.
+    source = HEAD + (f"import somelib\nwith tf.device(somelib.device()):\n  with tf.device({setter}):\n"
+                     "    w = tf.get_variable('w', [2])\n")
+    assert [e.certain for e in analyze_source(source, "m.py").events if e.kind == "device_setter_returns_none"] == [False]
+    # A literal device(None) says what it means.
+    assert kinds(HEAD + "with tf.device('/gpu:0'):\n  with tf.device(None):\n    w = tf.get_variable('w', [2])\n") == []
 
 
 def test_sessions_with_a_target_or_a_local_graph_are_fine() -> None:
@@ -212,3 +234,21 @@ def test_inner_scopes_and_worker_devices_are_not_leaks_or_local_on_ps() -> None:
         "        pinned = tf.get_variable('pinned', [2])\n"
     )
     assert findings(source, *DISTRIBUTED) == []
+
+
+def test_a_ps_tasks_flag_is_a_decision_of_tensorflow_and_the_condition_says_so() -> None:
+    # ps_tasks=FLAGS.ps_tasks (default 0) inside a worker device: None only with the default, so
+    # the finding holds "with the default flags", and a run with --ps_tasks=1 has none.
+    source = HEAD + ("tf.app.flags.DEFINE_integer('ps_tasks', 0, '')\nFLAGS = tf.app.flags.FLAGS\n"
+                     "with tf.device('/job:worker/task:0'):\n"
+                     "  with tf.device(tf.train.replica_device_setter(ps_tasks=FLAGS.ps_tasks)):\n"
+                     "    w = tf.get_variable('w', [2])\n")
+    trace = analyze_source(source, "m.py")
+    assert [(e.kind, e.site.line) for e in trace.events if e.certain] == [("device_setter_returns_none", 5)]
+    assert trace.condition is not None and trace.condition.is_default
+    assert [[e.kind for e in other.events if e.certain] for other in trace.other_paths] == [[]]
+    assert "--ps_tasks=1" in trace.other_paths[0].condition.argv
+    # No device around it: no finding on any path.
+    quiet = source.replace("with tf.device('/job:worker/task:0'):\n  ", "if True:\n  ")
+    trace = analyze_source(quiet, "m.py")
+    assert [e for t in [trace, *trace.other_paths] for e in t.events if e.certain] == []

@@ -54,7 +54,7 @@ def test_introspection_stays_unknown_where_it_is_not_proven() -> None:
     # the analysis does not follow (setattr here) may have gained attributes there.
     source = (
         "import tensorflow.compat.v1 as tf\n"
-        "from somewhere import Layer\n"
+        "from somewhere import Layer, NAME\n"
         "class A(Layer):\n"
         "    pass\n"
         "class B:\n"

@@ -110,7 +110,8 @@ def test_deep_nesting_is_refused_before_libcst_can_crash() -> None:
     # the module's analysis there: what was seen is kept and the trace is incomplete (so no rule
     # reports from what was not seen).  Either way, nothing crashes.
     for length in (500, 2_500):
-        text = TF_HEADER + "v = tf.get_variable('v', [1])\nx = " + " and ".join(["a"] * length) + "\nw = tf.get_variable('w', [1])\n"
+        # `a` is defined: an undefined name would raise NameError at its first use and end the path.
+        text = TF_HEADER + "a = 1\nv = tf.get_variable('v', [1])\nx = " + " and ".join(["a"] * length) + "\nw = tf.get_variable('w', [1])\n"
         trace = scopelint.analysis.analyze_source(text, "fine.py")
         assert ([record.name for record in trace.variables], trace.complete) in ((["v", "w"], True), (["v"], False))
         assert real_check(text.encode()).diagnostics == []

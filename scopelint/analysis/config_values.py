@@ -469,4 +469,6 @@ def std_module(dotted: str) -> Any:
     """The configuration-holding standard module `import NAME` binds, or None."""
     if dotted in STD_MODULES:
         return StdModule(dotted)
-    return None
+    from scopelint.analysis import config_objects  # click, collections.namedtuple (imports this module)
+
+    return config_objects.std_module(dotted)

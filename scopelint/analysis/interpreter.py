@@ -18,7 +18,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from scopelint.analysis import builtins_model, generators, project, replay
+from scopelint.analysis import builtins_model, generators, project, replay, undefined_names
 from scopelint.analysis import config_values as cfg
 from scopelint.analysis.positions import Positions, walk
 
@@ -145,6 +145,7 @@ class Interpreter:
         self.loaded_modules: dict[str, ModuleValue | None] = {}
         self.import_depth = 0  # how many project imports deep the code being run is
         self.imported_lines = 0  # source lines of the project modules run so far
+        self.imported_modules = 0  # project modules run so far (the import work budget)
         self.extra_events: list[Event] = []
         self.tensorflow_seen = False
         self.final_graph = 0
@@ -496,6 +497,13 @@ class Interpreter:
                 function.is_property = True
             elif name is None or (name not in TRANSPARENT_DECORATORS and name.split(".")[-1] not in TRANSPARENT_DECORATORS):
                 value = self.eval(decorator.decorator, env)
+                if isinstance(value, cfg.ConfigObject):
+                    # @click.option(...) / @click.command(): the function, with its configuration
+                    # values as parameter defaults (analysis/config_objects.py).
+                    decorated = value.call(self.config, [function], {})
+                    if isinstance(decorated, UserFunction):
+                        function = decorated
+                        continue
                 if isinstance(value, UserFunction):
                     result = self.call_value(value, [function], {}, decorator.decorator)
                     if isinstance(result, UserFunction):
@@ -637,6 +645,7 @@ class Interpreter:
             if var is not None:
                 self.config.declare(var)
             return None
+        self.tfapi.tfapi_devices.note_config_decisions(self, callee, args, kwargs)
         # TensorFlow gets plain values: a flag's value is just its value there.
         args = [cfg.plain(value) for value in args]
         kwargs = {key: cfg.plain(value) for key, value in kwargs.items()}
@@ -680,7 +689,8 @@ class Interpreter:
     def import_project_module(self, dotted: str, level: int) -> ModuleValue | None:
         """Run a module of the project being checked, once, as `import` would."""
         assert self.module is not None
-        if self.import_depth >= project.MAX_IMPORT_DEPTH or self.imported_lines >= project.MAX_IMPORTED_LINES:
+        if self.import_depth >= project.MAX_IMPORT_NESTING or self.imported_lines >= project.MAX_IMPORTED_LINES \
+                or self.imported_modules >= project.MAX_IMPORTED_MODULES:
             return None
         file = project.find_module_file(self.module.path, dotted, level)
         if file is None:
@@ -693,6 +703,7 @@ class Interpreter:
         if loaded is None:
             return None
         self.imported_lines += loaded.source.count("\n")
+        self.imported_modules += 1
         cached = _PURE_MODULES.get((key, loaded.path))
         if cached is not None and cached.still_valid():
             self.loaded_modules.update(dict.fromkeys(cached.files, None))
@@ -857,7 +868,7 @@ class Interpreter:
         # isinstance misses on them was the interpreter's largest single cost.
         kind = type(node)
         if kind is cst.Name:
-            return self.lookup(node.value, env)
+            return self.lookup(node.value, env, node)
         if kind is cst.Integer:
             return _int_literal(node.value)
         if kind is cst.Float:
@@ -976,7 +987,7 @@ class Interpreter:
         hook(value)
         return None  # what `with` sends back
 
-    def lookup(self, name: str, env: Env) -> Any:
+    def lookup(self, name: str, env: Env, node: cst.Name | None = None) -> Any:
         try:
             return env.lookup(name)
         except KeyError:
@@ -985,6 +996,9 @@ class Interpreter:
             return {"True": True, "False": False, "None": None}[name]
         if name in _BUILTINS:
             return Builtin(name)
+        if node is not None and self.module is not None \
+                and id(node) in undefined_names.undefined_name_ids(self.module.positions):
+            raise _UserRaise()  # NameError: the path ends here, as at the program's own raise
         return UNKNOWN
 
     def eval_call(self, node: cst.Call, env: Env) -> Any:

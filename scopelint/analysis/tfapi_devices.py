@@ -48,6 +48,7 @@ class SetterCreation:
     value: Any  # the ReplicaDeviceSetter, None, or UNKNOWN
     cluster: Any = None  # the `cluster` argument: a ClusterValue, None, or another (unknown) value
     worker_device_given: bool = True  # False when TensorFlow's default '/job:worker' applies
+    none_reason: str = ""  # why TensorFlow returns None, when it does (TFS404)
 
 
 @dataclass
@@ -103,13 +104,27 @@ def _setter(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node
     args = list(args[: len(SETTER_PARAMETERS)])
     args, kwargs = _with_cluster_value(interp, args, kwargs, node)
     value = _original_setter(interp, args, kwargs, node)
-    if value is None:
-        graph._event("device_setter_returns_none", _none_reason(args, kwargs), where)
     if isinstance(node, cst.Call):
         bound = tfapi.bind(SETTER_PARAMETERS, args, kwargs)
         facts_of(interp).setters.append(SetterCreation(
-            node, where, graph.certain_now, value, bound.get("cluster"), bound.has("worker_device")))
+            node, where, graph.certain_now, value, bound.get("cluster"), bound.has("worker_device"),
+            none_reason=_none_reason(args, kwargs) if value is None else ""))
     return value
+
+
+def note_config_decisions(interp: "Interpreter", callee: Any, args: list[Any], kwargs: dict[str, Any]) -> None:
+    """A configuration value TensorFlow itself tests: `replica_device_setter(ps_tasks=FLAGS.ps_tasks)`
+    returns None exactly when it is 0 (and no cluster is given), so the path driver must also run
+    the program with another value, and a TFS404 found only at the default says "with the default
+    flags", not "on every path"."""
+    from scopelint.analysis import config_values as cfg
+
+    if not isinstance(callee, tfapi.TFRef) or tfapi.canonical(callee.path) != "tf.train.replica_device_setter":
+        return
+    bound = tfapi.bind(SETTER_PARAMETERS, args, kwargs)
+    ps_tasks = bound.get("ps_tasks")
+    if isinstance(ps_tasks, cfg.Tagged) and bound.get("cluster") is None:
+        interp.config.on_truth(ps_tasks)
 
 
 def _with_cluster_value(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any],
@@ -130,14 +145,12 @@ def _none_reason(args: list[Any], kwargs: dict[str, Any]) -> str:
     bound = tfapi.bind(SETTER_PARAMETERS, args, kwargs)
     cluster = bound.get("cluster")
     lead = "replica_device_setter(...) returns None here"
-    tail = ("so `with device(None)` drops every enclosing device scope: what is created inside gets only "
-            "the devices of scopes opened inside it (often none at all)")
     if isinstance(cluster, ClusterValue):
         ps_device = bound.get("ps_device", "/job:ps")
         job = devmodel.DeviceSpec.parse_or_none(ps_device).job if isinstance(ps_device, str) else None
         jobs = ", ".join(sorted(cluster.jobs)) or "none"
-        return f"{lead}: the cluster has no job '{job}' (its jobs: {jobs}), {tail}"
-    return f"{lead}: ps_tasks is 0 and no cluster is given, {tail}"
+        return f"{lead}: the cluster has no job '{job}' (its jobs: {jobs})"
+    return f"{lead}: ps_tasks is 0 and no cluster is given"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -151,6 +164,8 @@ def _device(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node
     argument = tfapi.bind(("device_name_or_function",), args, kwargs).get("device_name_or_function")
     if isinstance(argument, devmodel.ReplicaDeviceSetter):
         facts_of(interp).pushed.append(argument)
+    elif argument is None:
+        _note_setter_none_drops(interp, node)
     if isinstance(argument, (devmodel.ReplicaDeviceSetter, UserFunction)) and _is_tf2_device_call(interp, node):
         interp.graph._event(
             "device_function_in_tf2_device",
@@ -159,6 +174,37 @@ def _device(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node
             interp.where(node), raises=True, error="RuntimeError",
         )
     return _original_device(interp, args, kwargs, node)
+
+
+def _note_setter_none_drops(interp: "Interpreter", node: cst.CSTNode) -> None:
+    """TFS404, as a consequence (issue 9 item 6): `device(None)` from a setter that returned None,
+    entered where an enclosing device scope is in force, which it then drops.  A None setter with
+    nothing around it (`replica_device_setter(ps_tasks=FLAGS.ps_tasks)` with the default 0 on a
+    local run) changes no device and is not a finding; nor is a literal `device(None)`, which says
+    what it means."""
+    if not isinstance(node, cst.Call) or not node.args:
+        return
+    argument = node.args[0].value
+    if isinstance(argument, cst.Name) and argument.value == "None":
+        return
+    setters = facts_of(interp).setters
+    if isinstance(argument, cst.Call):
+        creation = next((c for c in reversed(setters) if c.call is argument), None)
+    else:
+        creation = next((c for c in reversed(setters) if c.value is None and c.none_reason), None)
+    if creation is None or creation.value is not None:
+        return
+    dropped, unknown = interp.graph.devices.dropped_by_barrier()
+    if not dropped and not unknown:
+        return
+    what = (f"the enclosing device {dropped[0]}" if dropped and dropped[0].startswith("'")
+            else "the enclosing device function" if dropped else "an enclosing device scope")
+    related = () if argument is creation.call else (Related(interp.where(node).site, "device(None) entered here"),)
+    interp.graph._event(
+        "device_setter_returns_none",
+        f"{creation.none_reason}, so `with device(None)` drops {what}: what is created inside gets only "
+        "the devices of scopes opened inside it", creation.where,
+        certain=creation.certain and bool(dropped), related=related)
 
 
 def _is_tf2_device_call(interp: "Interpreter", node: cst.CSTNode) -> bool:

@@ -79,7 +79,7 @@ def call_template(interp: "Interpreter", template: TemplateValue, args: list[Any
         if graph.note_site("template first call", template.site):
             graph._event(
                 "template_per_call",
-                f"make_template('{template.name}') runs again on each call of the enclosing code: every "
+                f"{_template_call(template.name)} runs again on each call of the enclosing code: every "
                 "template gets its own variables. Create the template once and call it repeatedly",
                 Where(template.site, where.chain),
             )
@@ -348,3 +348,20 @@ def run_model_fn(interp: "Interpreter", estimator: EstimatorValue, mode: str, no
         pass  # TensorFlow raises inside train(): recorded as an event; the program stops there
     finally:
         interp.graph = previous
+
+
+def _template_call(name: object) -> str:
+    """How a TFS203 message names the template: its name when known.  The finding holds whatever
+    the name (each make_template call opens a new unique scope), so an unknown one is left out
+    rather than quoted as '?'."""
+    if isinstance(name, str) and UNKNOWN_PART not in name:
+        return f"make_template('{name}')"
+    return "make_template(...)"
+
+
+@handles("tf.contrib.training.HParams", "tf.training.HParams")
+def _hparams(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    """Hyper-parameters built from literals are known values (analysis/config_objects.py)."""
+    from scopelint.analysis import config_objects
+
+    return config_objects.make_hparams(kwargs) if not args else UNKNOWN

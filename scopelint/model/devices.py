@@ -475,6 +475,34 @@ class DeviceStack:
         else:
             raise TypeError(f"not a device stack entry: {entry!r}")
 
+    def dropped_by_barrier(self) -> tuple[list[str], bool]:
+        """What a `device(None)` entered now keeps from applying (tf1-semantics 6.5): the known
+        entries in force that place ops (non-empty device strings, device functions), and whether
+        an unknown entry is in force too.  Entries in force are those of the innermost colocation
+        block after its innermost barrier; `device('')` places nothing and so is never dropped."""
+        active: list[StackEntry] = []
+        for entry in self._entries:
+            if isinstance(entry, _Colocation):
+                active = []
+            elif isinstance(entry, _Barrier):
+                active = []
+            else:
+                active.append(entry)
+        dropped: list[str] = []
+        unknown = False
+        for entry in active:
+            if isinstance(entry, DeviceSpec):
+                if not entry.is_empty():
+                    dropped.append(f"'{entry.to_string()}'")
+            elif isinstance(entry, ReplicaDeviceSetter):
+                if entry.may_be_none:
+                    unknown = True
+                else:
+                    dropped.append("a replica_device_setter")
+            else:
+                unknown = True
+        return dropped, unknown
+
     def push_colocation(self, device: str | object) -> None:
         """Enter `colocate_with(x)` where x's device is `device` (a string, or UNKNOWN)."""
         self._entries.append(_Colocation(device))

@@ -735,6 +735,8 @@ class GraphModel:
             return
         if self.name_stack + "/" != frame.name:
             return  # TensorFlow itself cleared the name scope (create_global_step does)
+        if UNKNOWN_PART in frame.name or UNKNOWN_PART in key:
+            return  # an unknown name scope may be None or "" (no prefix at all): nothing is proven
         self._event(
             "name_scope_ignored",
             f"{what} ignores name_scope '{frame.name.rstrip('/')}': the variables are '{key}', "
