@@ -17,8 +17,10 @@ RULE = RuleInfo(
         'With a cluster that has no job named after ps_device (\'ps\' by default), or with no cluster and\n'
         'ps_tasks=0 (a call with no arguments), replica_device_setter returns None. `device(None)` does not\n'
         'fail: it drops every enclosing device scope, so an outer worker (or GPU) device is lost.\n'
-        'Reported only where an enclosing device scope is really dropped: a setter whose ps_tasks is 0 on a\n'
-        'local run, with no device scope around it, changes nothing.\n'
+        'Reported where an enclosing device scope is really dropped, and in a cluster run (the program\n'
+        'builds a ClusterSpec or Server) where the setter was given a cluster or a worker_device: nothing\n'
+        'then goes to a ps task and each worker trains its own unshared copy. A setter whose ps_tasks is 0\n'
+        'on a local run, with no device scope around it, changes nothing.\n'
         'Fix: list the ps job in the cluster (or pass ps_tasks), or match ps_device to its job name.'
     ),
     bad="""\

@@ -148,6 +148,12 @@ def _spell(var: cfg.ConfigVar, value: Any, compared: list[Any]) -> str:
             return f"{subject} is set" if var.kind != "argv" else f"{subject} is given"
         return f"{subject} != {repr(others[0])}" if len(others) == 1 else \
             f"{subject} not in ({', '.join(map(repr, others))})"
+    literals = [v for v in compared if v is not None and not isinstance(v, bool)]
+    if var.kind in ("flag", "arg") and isinstance(value, (str, int, float)) and not isinstance(value, bool) \
+            and literals and all(type(v) is type(value) and v != value for v in literals):
+        # A value the program never compared stands for every value but the compared ones:
+        # "--job_name=''" is "FLAGS.job_name != 'ps'" to the program.
+        return _spell(var, cfg.Other(tuple(literals)), literals)
     if var.kind == "argv":
         return f"{var.spelling} == {repr(value)}"
     if var.kind == "env":

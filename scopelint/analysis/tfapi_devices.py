@@ -58,6 +58,8 @@ class DeviceFacts:
     setters: list[SetterCreation] = field(default_factory=list)
     pushed: list[Any] = field(default_factory=list)  # setter objects that reached device(...)
     tf2_names: frozenset[str] | None = None  # computed once from the module's syntax
+    # The run builds a cluster (ClusterSpec or Server): its variables are meant for ps tasks.
+    distributed: bool = False
 
 
 _FACTS: "weakref.WeakKeyDictionary[Any, DeviceFacts]" = weakref.WeakKeyDictionary()
@@ -139,6 +141,19 @@ def _with_cluster_value(interp: "Interpreter", args: list[Any], kwargs: dict[str
 
 
 _cluster_handler = tfapi.HANDLERS["tf.train.ClusterSpec"]
+_original_server = tfapi.HANDLERS["tf.train.Server"]
+
+
+@tfapi.handles("tf.train.ClusterSpec")
+def _cluster_spec(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    facts_of(interp).distributed = True
+    return _cluster_handler(interp, args, kwargs, node)
+
+
+@tfapi.handles("tf.train.Server")
+def _server(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    facts_of(interp).distributed = True
+    return _original_server(interp, args, kwargs, node)
 
 
 def _none_reason(args: list[Any], kwargs: dict[str, Any]) -> str:
@@ -196,6 +211,14 @@ def _note_setter_none_drops(interp: "Interpreter", node: cst.CSTNode) -> None:
         return
     dropped, unknown = interp.graph.devices.dropped_by_barrier()
     if not dropped and not unknown:
+        if facts_of(interp).distributed and (creation.worker_device_given or isinstance(creation.cluster, ClusterValue)):
+            # A worker of a cluster asked for ps placement and got none: every worker keeps its own
+            # copy of the variables created inside, and nothing is shared through a ps task.
+            interp.graph._event(
+                "device_setter_returns_none",
+                f"{creation.none_reason}: in this cluster run nothing created inside goes to a ps task, so "
+                "each worker trains its own unshared copy of the variables", creation.where,
+                certain=creation.certain)
         return
     what = (f"the enclosing device {dropped[0]}" if dropped and dropped[0].startswith("'")
             else "the enclosing device function" if dropped else "an enclosing device scope")
