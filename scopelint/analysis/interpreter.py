@@ -18,7 +18,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from scopelint.analysis import builtins_model, generators, project
+from scopelint.analysis import builtins_model, generators, handlers, project, shapes
 from scopelint.analysis import config_values as cfg
 from scopelint.analysis.positions import Positions, walk
 
@@ -416,12 +416,14 @@ class Interpreter:
         # Inside a try with handlers the program catches TensorFlow's errors itself: the model
         # raises them there instead of recovering (model/graph.py, "Continuing past an error").
         graph = self.graph
-        graph.catching += bool(node.handlers)
+        # A handler for other errors, or one that raises again, lets TensorFlow's error through.
+        catches = bool(node.handlers) and handlers.handles_tf_errors(node.handlers)
+        graph.catching += catches
         try:
             try:
                 self.exec_block(node.body, env)
             finally:
-                graph.catching -= bool(node.handlers)
+                graph.catching -= catches
         except (_UserRaise, ModelRaise):
             if not node.handlers:
                 raise
@@ -775,6 +777,8 @@ class Interpreter:
                     owner.attrs.get(target.attr.value, UNKNOWN) is value else UNKNOWN
             elif isinstance(owner, UserClass):
                 owner.attrs[target.attr.value] = value
+            elif isinstance(owner, TFRef) and owner.path in cfg.FLAGS_PATHS:
+                self.config.set_flag(target.attr.value, value, certain=not self.graph.speculative)
         elif isinstance(target, cst.Subscript):
             slot = self.container_slot(target, env)
             if slot is not None:
@@ -1236,6 +1240,8 @@ class Interpreter:
             if isinstance(attr, UserFunction) and attr.is_classmethod:
                 return BoundMethod(attr, owner)
             return attr
+        if isinstance(owner, tuple) and name in shapes.PROPERTIES:
+            return shapes.shape_property(owner, name)  # a tuple is how a TensorShape is held
         if isinstance(owner, (str, list, dict, tuple, set, frozenset)) and not isinstance(owner, PartialStr):
             return ("__method__", owner, name)
         return self.tfapi.getattr_value(self, owner, name, node)
@@ -1313,6 +1319,8 @@ class Interpreter:
                 return getattr(owner, name)(*args, **kwargs)
             except Exception:  # noqa: BLE001
                 return failed
+        if isinstance(owner, tuple) and name in shapes.METHODS:
+            return shapes.call_shape_method(owner, name, args)  # TensorShape.as_list() etc.
         if isinstance(owner, (list, tuple)) and name in ("index", "count"):
             return UNKNOWN
         return UNKNOWN
