@@ -479,4 +479,8 @@ def std_module(dotted: str) -> Any:
         from scopelint.analysis import pymath
 
         return pymath.MathModule()
+    if dotted in ("six", "six.moves"):  # builtins under Python 2/3 names (xrange, iteritems)
+        from scopelint.analysis import pycompat
+
+        return pycompat.SixModule(dotted)
     return None
