@@ -1020,4 +1020,4 @@ from scopelint.analysis import tfapi_layers, tfapi_training  # noqa: E402
 from scopelint.analysis import tfapi_devices  # noqa: E402,F401
 
 # Variable-free calls (derived from TF's API) and the tf_slim / tf.contrib layers.
-from scopelint.analysis import tfapi_gradients, tfapi_pure, tfapi_slim  # noqa: E402,F401
+from scopelint.analysis import tfapi_gradients, tfapi_inputs, tfapi_pure, tfapi_slim  # noqa: E402,F401
