@@ -1,6 +1,7 @@
 """Queue-based input pipelines of TF1 (`tf.train.range_input_producer(epoch_size).dequeue()` in
-the PTB reader, `string_input_producer` for file names): queues and queue runners, no variables,
-unless `num_epochs` is given (then a local `epochs` counter is created, not modelled here).
+the PTB reader, `string_input_producer` for file names, slim's `prefetch_queue` in multi-GPU
+trainers): queues and queue runners, no variables, unless `num_epochs` is given (then a local
+`epochs` counter is created, not modelled here).
 
 Unhandled, the `tf.train` prefix makes them calls that may create variables, and the graph
 is incomplete from the reader on: no "does not exist" is proven in the model built after it.
@@ -32,3 +33,8 @@ def _producer(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], no
     if bound.get("num_epochs") is not None:
         interp.graph.note_unmodelled_creation()  # limit_epochs' local variable `epochs`
     return UNKNOWN  # a queue (or its dequeued tensors): nothing the analysis follows
+
+
+@handles("tf.contrib.slim.prefetch_queue.prefetch_queue")
+def _prefetch_queue(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    return UNKNOWN  # a FIFOQueue, its runner and a summary of its fill level
