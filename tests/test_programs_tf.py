@@ -133,3 +133,15 @@ def test_test_methods_fail_as_predicted() -> None:
     assert "Variable net/fc/kernel already exists" in stderr
     [finding] = [d for d in _findings(program) if d.code == "TFS101"]
     assert any("testTwice" in related.note for related in finding.related)
+
+
+@pytest.mark.tf
+def test_errors_a_test_expects_are_no_findings() -> None:
+    """`with self.assertRaises(ValueError):` around a duplicate: TensorFlow raises there and the
+    test passes; only the method where the duplicate is unexpected fails, and only it is reported."""
+    program = PROGRAMS / "expected_errors"
+    stderr = _run_under_tensorflow(program / "duplicate_test.py", [], {})
+    failing = re.findall(r"^ERROR: (\w+) ", stderr, re.M)
+    assert failing == ["testUnexpected"], stderr[-3000:]
+    assert "Variable v already exists" in stderr
+    assert [(d.code, d.site.line) for d in _findings(program)] == [("TFS101", 19)]

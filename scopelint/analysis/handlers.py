@@ -58,3 +58,15 @@ def _reraises(handler: cst.ExceptHandler) -> bool:
         return True
     bound = handler.name.name if handler.name is not None else None
     return isinstance(last.exc, cst.Name) and isinstance(bound, cst.Name) and last.exc.value == bound.value
+
+
+# unittest / tf.test.TestCase context managers that expect the body to raise.
+_EXPECTING = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "assertRaisesOpError",
+                        "assertRaisesWithPredicateMatch"})
+
+
+def expects_error(item: cst.BaseExpression) -> bool:
+    """`with self.assertRaises(ValueError):` (and friends): the test expects TensorFlow's error
+    there; the body catches it as a handler would, and the test goes on after the block."""
+    return isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) \
+        and item.func.attr.value in _EXPECTING
