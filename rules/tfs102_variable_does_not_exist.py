@@ -51,5 +51,8 @@ print([v.name for v in tf.global_variables()])  # prints: ['embed/table:0']
 
 
 def check(trace: Trace) -> Iterable[Diagnostic]:
-    # "Does not exist" is proven only if nothing unmodelled could have created the variable.
-    return report_events(trace, RULE, "does_not_exist", needs_complete_trace=True)
+    # "Does not exist" is proven only if nothing unmodelled could have created the variable: the
+    # event is certain only when its graph was complete when the lookup ran (model/graph.py
+    # _existing), so what the program does afterwards (an unmodelled call, a handler of the
+    # error) cannot undo it.
+    return report_events(trace, RULE, "does_not_exist")

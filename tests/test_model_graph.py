@@ -80,18 +80,24 @@ def test_after_an_error_the_graph_goes_on_as_after_the_fix() -> None:
     assert missing is not None and missing.name == "m" and missing.certain and missing.after_error
     assert at(5, "m") is missing  # now it exists: no second error
     assert at(6, "w", (5,)) is first  # shape mismatch: the variable that exists
+    graph.exit_variable_scope(frame)
+    frame = graph.enter_variable_scope("", Where(Site("m.py", 19, 1, 19, 2)), reuse=Reuse.TRUE)
     at(7, "a", call=20)
     at(8, "b", call=20)  # the same call fails the same way: the same mistake, not reported again
-    at(9, "c", call=21)
+    graph.exit_variable_scope(frame)
+    frame = graph.enter_variable_scope("", Where(Site("m.py", 19, 3, 19, 4)), reuse=Reuse.TRUE)
+    at(9, "c", call=21)  # another reuse setting: another mistake
+    at(12, "d", call=22)  # another call failed by the same reuse setting: the same mistake
     graph.exit_variable_scope(frame)
     assert at(10, "a") is graph.records[2]  # created by a recovery: this is its real creation
     at(11, "a")  # ... and this one a duplicate
     assert [(e.kind, e.site.line, e.certain) for e in graph.events] == [
         ("already_exists", 2, True), ("already_exists", 3, True), ("does_not_exist", 4, True),
         ("shared_mismatch", 6, True), ("does_not_exist", 7, True), ("does_not_exist", 8, False),
-        ("does_not_exist", 9, True), ("already_exists", 11, True)]
-    assert graph.events[5].data["same_mistake"] and graph.events[1].data["after_error"]
-    assert [r.name for r in graph.records] == ["w", "m", "a", "b", "c"]
+        ("does_not_exist", 9, True), ("does_not_exist", 12, False), ("already_exists", 11, True)]
+    assert graph.events[5].data["same_mistake"] and graph.events[7].data["same_mistake"]
+    assert graph.events[1].data["after_error"]
+    assert [r.name for r in graph.records] == ["w", "m", "a", "b", "c", "d"]
 
 
 def test_reentered_string_scope_shares_var_scope_but_not_name_scope() -> None:

@@ -112,9 +112,10 @@ def test_tensorflow_raises_on_each_path_a_finding_names(program: Path) -> None:
     if any("sys.argv[" in (d.condition or "") for d in _findings(program)):
         return
     stderr = _run_under_tensorflow(entry, [], {})
-    # The runs a finding happens on are in its "paths"; the default run is one of them or not.
+    # The default run is the path with no argument and no environment, whatever the label says
+    # ("when --output_height=8 (the default)" names the default value that separates the runs).
     default_raising = [d for d in _findings(program) if d.code in RAISING_CODES and any(
-        p["condition"] == "with the default flags" for p in d.extra.get("paths", []))]
+        not path["argv"] and not path["environment"] for path in d.extra.get("paths", []))]
     if not default_raising:
         assert not stderr, f"no finding on the default path, but TensorFlow raised:\n{stderr[-2000:]}"
     else:
@@ -132,3 +133,15 @@ def test_test_methods_fail_as_predicted() -> None:
     assert "Variable net/fc/kernel already exists" in stderr
     [finding] = [d for d in _findings(program) if d.code == "TFS101"]
     assert any("testTwice" in related.note for related in finding.related)
+
+
+@pytest.mark.tf
+def test_errors_a_test_expects_are_no_findings() -> None:
+    """`with self.assertRaises(ValueError):` around a duplicate: TensorFlow raises there and the
+    test passes; only the method where the duplicate is unexpected fails, and only it is reported."""
+    program = PROGRAMS / "expected_errors"
+    stderr = _run_under_tensorflow(program / "duplicate_test.py", [], {})
+    failing = re.findall(r"^ERROR: (\w+) ", stderr, re.M)
+    assert failing == ["testUnexpected"], stderr[-3000:]
+    assert "Variable v already exists" in stderr
+    assert [(d.code, d.site.line) for d in _findings(program)] == [("TFS101", 19)]

@@ -57,4 +57,10 @@ def test_batch_norm_order_follows_the_fused_choice() -> None:
     assert rank2 is not None and rank4 is not None
     assert [v.name for v in rank2][:2] == ["beta", "gamma"]
     assert [v.name for v in rank4][:2] == ["gamma", "beta"]
-    assert slimlib.op_variables("batch_norm", {"scale": True}, None) is None  # order unknown
+    # An input of unknown rank: the variables are known, their order (beta, gamma) is not.
+    unknown = slimlib.op_variables("batch_norm", {"scale": True}, None)
+    assert unknown is not None and [v.name for v in unknown] == ["gamma", "beta", "moving_mean", "moving_variance"]
+    assert not slimlib.variable_order_known("batch_norm", {"scale": True}, None)
+    assert slimlib.variable_order_known("batch_norm", {"scale": True, "updates_collections": None}, None) is False
+    assert slimlib.variable_order_known("batch_norm", {}, None)  # no gamma: beta, then the statistics
+    assert slimlib.variable_order_known("batch_norm", {"scale": True}, (2, 5))

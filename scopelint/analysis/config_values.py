@@ -143,6 +143,8 @@ class ConfigState:
     # While not None, every read and every learning step is appended here (replay.py records the
     # unreached-functions phase of a run this way, to replay it in another run).
     log: list[tuple[Any, ...]] | None = field(default=None, repr=False, compare=False)
+    # `FLAGS.x = value` in the program (after parsing): later reads of FLAGS.x see the value.
+    overrides: dict[str, Any] = field(default_factory=dict)
 
     # -------------------------------------------------------------- declaring and reading
     def declare(self, var: ConfigVar) -> ConfigVar:
@@ -176,8 +178,22 @@ class ConfigState:
         return var.choices[0] if var.choices else Other()
 
     def flag(self, name: str) -> Any:
+        if name in self.overrides:
+            self.reads += 1
+            return self.overrides[name]
         var = self.flags.get(name)
         return UNKNOWN if var is None else self.value(var)
+
+    def set_flag(self, name: str, value: Any, certain: bool) -> None:
+        """`FLAGS.name = value` (DCGAN's `if FLAGS.output_width is None: FLAGS.output_width =
+        FLAGS.output_height`); an assignment that may not run leaves the flag unknown, unless it
+        writes the value the flag already has."""
+        if not certain and not _same_value(self.flag(name), value):
+            value = UNKNOWN
+        self.reads += 1
+        self.overrides[name] = value
+        if self.log is not None:
+            self.log.append(("set_flag", name, value))
 
     # -------------------------------------------------------------- learning alternatives
     def _learn(self, var: ConfigVar, values: list[Any]) -> None:
@@ -465,10 +481,25 @@ DEFINER_PREFIXES = ("tf.flags.DEFINE_", "tf.app.flags.DEFINE_", "tf.absl.flags.D
 STD_MODULES = frozenset({"sys", "os", "argparse"})
 
 
+def _same_value(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    a, b = plain(a), plain(b)
+    return is_literal(a) and is_literal(b) and type(a) is type(b) and a == b
+
+
 def std_module(dotted: str) -> Any:
     """The configuration-holding standard module `import NAME` binds, or None."""
     if dotted in STD_MODULES:
         return StdModule(dotted)
+    if dotted == "math":  # not configuration, but pure arithmetic on it (layer sizes)
+        from scopelint.analysis import pymath
+
+        return pymath.MathModule()
+    if dotted in ("six", "six.moves"):  # builtins under Python 2/3 names (xrange, iteritems)
+        from scopelint.analysis import pycompat
+
+        return pycompat.SixModule(dotted)
     from scopelint.analysis import config_objects  # click, collections.namedtuple (imports this module)
 
     return config_objects.std_module(dotted)

@@ -64,7 +64,7 @@ def fingerprint(interp: Any, keep: list[Any] | None = None) -> list[Any]:
     # Which functions the phase runs: that is all it reads of the executed-functions sets (left
     # out below: the phase only adds to them, and nothing reads them after it).
     roots.append(("targets", [interp.unreached_of(value) for value in interp.module.env.vars.values()]))
-    roots.append(("config", config.declared, config.flags))
+    roots.append(("config", config.declared, config.flags, config.overrides))  # FLAGS.x = v included
     roots.append(("facts", _FACTS.get(interp)))
     stack: list[Any] = [roots]
     if keep is None:
@@ -290,3 +290,5 @@ def _replay(config: cfg.ConfigState, log: list[tuple[Any, ...]]) -> None:
             config._learn(op[1], op[2])
         elif op[0] == "saw":
             config._saw(op[1], op[2])
+        elif op[0] == "set_flag":
+            config.overrides[op[1]] = op[2]

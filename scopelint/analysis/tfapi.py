@@ -830,7 +830,16 @@ def _tensor_source(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any
     name = kwargs.get("name")
     if isinstance(name, str) and not isinstance(name, PartialStr) and name:
         interp.graph.record_op_name(name)
-    return Tensor(shape if isinstance(shape, tuple) else None, dtype, deps_of(*args, *kwargs.values()))
+    # Which variables a value depends on decides optimizer slots (gradients): a placeholder, a
+    # constant or a fresh zeros/ones/random tensor depends on none, whatever its (maybe unknown)
+    # shape argument; an identity or fill passes its input's on.
+    if leaf in ("identity", "convert_to_tensor", "placeholder_with_default"):
+        deps = deps_of(args[0] if args else kwargs.get("input", kwargs.get("value", UNKNOWN)))
+    elif leaf == "fill":
+        deps = deps_of(bind(("dims", "value"), args, kwargs).get("value", UNKNOWN))
+    else:
+        deps = frozenset()
+    return Tensor(shape if isinstance(shape, tuple) else None, dtype, deps)
 
 
 def _callee_path(node: cst.CSTNode, interp: "Interpreter") -> str:
@@ -1020,4 +1029,4 @@ from scopelint.analysis import tfapi_layers, tfapi_training  # noqa: E402
 from scopelint.analysis import tfapi_devices  # noqa: E402,F401
 
 # Variable-free calls (derived from TF's API) and the tf_slim / tf.contrib layers.
-from scopelint.analysis import tfapi_pure, tfapi_slim  # noqa: E402,F401
+from scopelint.analysis import tfapi_gradients, tfapi_inputs, tfapi_nn, tfapi_pure, tfapi_slim  # noqa: E402,F401

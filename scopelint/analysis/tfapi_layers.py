@@ -189,13 +189,16 @@ def build_keras_layer(interp: "Interpreter", layer: LayerObject, inputs: Any, no
     if layer.keras_name is None:
         layer.keras_name = layer.name or graph.layer_uids.keras_name(base)
     if layer.scope is None and not layer.variables:
-        graph.note_created_under_reuse(
-            "keras_ignores_reuse",
-            "Keras layer built in scope '{scope}' with reuse={reuse}: Keras ignores variable_scope reuse "
-            "and creates new variables. Build the layer object once and call it again to share",
-            where,
-        )
         specs = layerlib.keras_layer_variables(layer.class_name, config, in_shape)
+        if specs:
+            # Only a layer with weights duplicates anything (a Flatten or a pooling layer in a
+            # reused tower creates nothing to share).
+            graph.note_created_under_reuse(
+                "keras_ignores_reuse",
+                "Keras layer built in scope '{scope}' with reuse={reuse}: Keras ignores variable_scope reuse "
+                "and creates new variables. Build the layer object once and call it again to share",
+                where,
+            )
         if specs is None:
             graph.note_unmodelled_creation()
         frame = graph.enter_name_scope(layer.keras_name, where, user=False)

@@ -143,6 +143,8 @@ def layer_op(interp: "Interpreter", op: str, args: list[Any], kwargs: dict[str, 
     specs = slimlib.op_variables(op, table_config, in_shape)
     if specs is None:
         graph.note_unmodelled_creation()
+    elif not slimlib.variable_order_known(op, table_config, in_shape) and graph.devices is not None:
+        graph.devices.forget_counters()  # which of them a round-robin setter places first is unknown
     frame = tfapi.enter_variable_scope(
         interp, {"name_or_scope": config.get("scope"), "default_name": slimlib.DEFAULT_SCOPES[op],
                  "reuse": config.get("reuse")}, node)

@@ -158,7 +158,8 @@ class GraphModel:
         return self.speculative == 0
 
     def _event(self, kind: str, message: str, where: Where, certain: bool = True,
-               related: tuple[Related, ...] = (), raises: bool = False, **data: Any) -> bool:
+               related: tuple[Related, ...] = (), raises: bool = False,
+               first_chain: tuple[Related, ...] | None = None, **data: Any) -> bool:
         """Record an event; returns whether it is certain.
 
         `raises=True`: TensorFlow raises here.  The caller goes on with its documented recovery
@@ -169,8 +170,7 @@ class GraphModel:
         if self.after_error:
             data["after_error"] = True
         if raises and certain and kind in _REUSE_ERRORS:
-            # One user call, or one top-level statement (one site) when there is no user call.
-            mistake = (kind, tuple(related.site for related in where.chain) or (where.site,))
+            mistake = _mistake(kind, where, data.get("reuse_origin"), first_chain)
             if self.recovering == mistake and self.catching == 0:
                 reported = False  # the same mistake as the error before, in the same call
                 data["same_mistake"] = True
@@ -490,7 +490,7 @@ class GraphModel:
                 if self._event(
                     "already_exists", ALREADY_EXISTS.format(key=key), where, certain=certain,
                     related=(Related(entry.record.site, "first created here"),) + entry.record.chain,
-                    raises=True, key=key,
+                    raises=True, first_chain=entry.record.chain, key=key,
                 ):
                     return entry.record  # Recovery: the variable that exists, as reuse would give.
                 return None
@@ -748,6 +748,24 @@ class GraphModel:
 
 # Errors of the variable store's reuse decision: one mistake per user call (module docstring).
 _REUSE_ERRORS = frozenset({"already_exists", "does_not_exist"})
+
+
+def _mistake(kind: str, where: Where, origin: Any, first_chain: tuple[Related, ...] | None) -> tuple[Any, ...]:
+    """What the author fixes once: one user call, or one top-level statement (one site) when
+    there is no user call.  Across helper calls (DCGAN's discriminator calls conv2d, linear and a
+    batch_norm object, each a user call of its own):
+    - every lookup that fails because of one reuse setting is that setting's mistake;
+    - every duplicate made by one repeated call is that call's mistake: the chain up to the first
+      call that differs from the first creation's chain (`discriminator(..., reuse=False)` at
+      line 129 where the first creation came from line 128, or its second call in a loop)."""
+    if kind == "does_not_exist" and isinstance(origin, Related):
+        return (kind, (origin.site,))
+    chain = tuple(where.chain)
+    if kind == "already_exists" and first_chain is not None:
+        for index, (now, before) in enumerate(zip(chain, first_chain)):
+            if (now.site, now.note) != (before.site, before.note):
+                return (kind, tuple(related.site for related in chain[:index + 1]))
+    return (kind, tuple(related.site for related in chain) or (where.site,))
 
 
 def _mark_unknown_suffix(name: str) -> str:

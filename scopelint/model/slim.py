@@ -163,6 +163,17 @@ def batch_norm_fused(config: Mapping[str, Any], rank: int | None) -> bool | None
     return bool(arg(config, "batch_norm", "zero_debias_moving_mean")) or rank == 2 or updates != "update_ops"
 
 
+def variable_order_known(op: str, config: Mapping[str, Any], input_shape: Shape) -> bool:
+    """Whether op_variables' order is TensorFlow's: batch_norm orders beta and gamma by the fused
+    path, which depends on the input's rank."""
+    if op != "batch_norm" or input_shape is not None:
+        return True
+    center, scale = known_bool(config, "center", True), known_bool(config, "scale", False)
+    if not (center and scale):
+        return True  # one of beta and gamma: the order of the others is fixed
+    return len({batch_norm_fused(config, rank) for rank in (2, 3, 4, 5)}) == 1
+
+
 def op_variables(op: str, config: Mapping[str, Any], input_shape: Shape) -> list[SlimVar] | None:
     """The variables `op` creates in its scope, in creation order; None when not computable.
 
@@ -216,7 +227,12 @@ def _op_variables(op: str, config: Mapping[str, Any], input_shape: Shape) -> lis
         rank = None if input_shape is None else len(input_shape)
         fused = batch_norm_fused(config, rank)
         if fused is None:
-            return None
+            # The input's rank is unknown to the analysis (TensorFlow raises on an undefined rank,
+            # so it is known there): the variables and their names are known; their order is
+            # that of a rank-4 input, TensorFlow's only when variable_order_known says so.
+            fused = batch_norm_fused(config, 4) if rank is None else None
+            if fused is None:
+                return None
         params = (_dim(input_shape, 1 if channels_first else -1),)
         beta = [SlimVar("beta", params)] if center else []
         gamma = [SlimVar("gamma", params)] if scale else []
