@@ -149,8 +149,8 @@ def _spell(var: cfg.ConfigVar, value: Any, compared: list[Any]) -> str:
         return f"{subject} != {repr(others[0])}" if len(others) == 1 else \
             f"{subject} not in ({', '.join(map(repr, others))})"
     literals = [v for v in compared if v is not None and not isinstance(v, bool)]
-    if var.kind in ("flag", "arg") and isinstance(value, (str, int, float)) and not isinstance(value, bool) \
-            and literals and all(type(v) is type(value) and v != value for v in literals):
+    if var.kind in ("flag", "arg") and isinstance(value, str) and not var.choices \
+            and literals and all(isinstance(v, str) and v != value for v in literals):
         # A value the program never compared stands for every value but the compared ones:
         # "--job_name=''" is "FLAGS.job_name != 'ps'" to the program.
         return _spell(var, cfg.Other(tuple(literals)), literals)
