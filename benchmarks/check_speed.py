@@ -28,6 +28,13 @@ import tempfile
 import time
 from pathlib import Path
 
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def _this_checkout_first() -> dict[str, str]:
+    """The scopelint of this checkout, not whichever one is installed (the figures are about it)."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(CHECKOUT), os.environ.get("PYTHONPATH")]))}
+
 TEMPLATE = '''import tensorflow.compat.v1 as tf
 
 HIDDEN = {hidden}
@@ -101,7 +108,8 @@ def run(paths: list[str], jobs: int | None, workdir: Path, cache: bool = True) -
     if not cache:
         command.append("--no-cache")
     start = time.perf_counter()
-    subprocess.run(command + [os.path.abspath(path) for path in paths], stdout=subprocess.DEVNULL, check=True, cwd=workdir)
+    subprocess.run(command + [os.path.abspath(path) for path in paths], stdout=subprocess.DEVNULL, check=True, cwd=workdir,
+                   env=_this_checkout_first())
     return time.perf_counter() - start
 
 
