@@ -49,3 +49,8 @@ class Diagnostic:
         """On which configurations it happens ("with the default flags", "when --is_train"), for
         programs that read flags, arguments or environment variables (see conditions.py)."""
         return self.extra.get("condition")
+
+    @property
+    def message_with_condition(self) -> str:
+        """The message, then on which runs it happens: the one-line formats' text."""
+        return self.message if self.condition is None else f"{self.message} ({self.condition})"

@@ -33,8 +33,7 @@ def logissue(diagnostic: Diagnostic) -> str:
         "code": diagnostic.code,
     }
     written = "".join(f"{name}={escape_property(value)};" for name, value in properties.items())
-    condition = f" ({diagnostic.condition})" if diagnostic.condition is not None else ""
-    return f"##vso[task.logissue {written}]{escape_data(f'{diagnostic.code} {diagnostic.message}{condition}')}"
+    return f"##vso[task.logissue {written}]{escape_data(f'{diagnostic.code} {diagnostic.message_with_condition}')}"
 
 
 def format_azure(run: RunResult, options: FormatOptions) -> str:

@@ -11,7 +11,6 @@ from scopelint.output.styles import code_text, location_text
 def format_concise(run: RunResult, options: FormatOptions) -> Text:
     lines = []
     for diagnostic in run.diagnostics:
-        condition = f" ({diagnostic.condition})" if diagnostic.condition is not None else ""
         lines.append(Text.assemble(location_text(diagnostic), " ", code_text(diagnostic),
-                                   f" {diagnostic.message}{condition}"))
+                                   f" {diagnostic.message_with_condition}"))
     return Text("\n").join(lines)

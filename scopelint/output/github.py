@@ -46,8 +46,7 @@ def annotation(diagnostic: Diagnostic) -> str:
     }
     written = ",".join(f"{name}={escape_property(value)}" for name, value in properties.items())
     command = COMMANDS.get(diagnostic.severity, "warning")
-    condition = f" ({diagnostic.condition})" if diagnostic.condition is not None else ""
-    return f"::{command} {written}::{escape_data(f'{diagnostic.code} {diagnostic.message}{condition}')}"
+    return f"::{command} {written}::{escape_data(f'{diagnostic.code} {diagnostic.message_with_condition}')}"
 
 
 def format_github(run: RunResult, options: FormatOptions) -> str:

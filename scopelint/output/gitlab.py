@@ -27,9 +27,8 @@ def project_dir() -> str:
 def gitlab_issues(run: RunResult) -> list[dict[str, Any]]:
     issues = []
     for diagnostic, key, occurrence in keyed_findings(run, project_dir()):
-        condition = f" ({diagnostic.condition})" if diagnostic.condition is not None else ""
         issues.append({
-            "description": f"{diagnostic.code} {diagnostic.message}{condition}",
+            "description": f"{diagnostic.code} {diagnostic.message_with_condition}",
             "check_name": diagnostic.code,
             "fingerprint": fingerprint(key, occurrence),
             "severity": SEVERITIES.get(diagnostic.severity, "major"),

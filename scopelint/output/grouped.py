@@ -23,9 +23,8 @@ def format_grouped(run: RunResult, options: FormatOptions) -> Text:
         width = max(len(f"{d.site.line}:{d.site.column}") for d in findings)  # messages start in one column
         lines = [Text(f"{path}:", style="bold underline")]
         for diagnostic in findings:
-            condition = f" ({diagnostic.condition})" if diagnostic.condition is not None else ""
             position = f"{diagnostic.site.line}:{diagnostic.site.column}"
             lines.append(Text.assemble("  ", (f"{position:<{width}}", "cyan"), " ", code_text(diagnostic),
-                                       f" {diagnostic.message}{condition}"))
+                                       f" {diagnostic.message_with_condition}"))
         groups.append(Text("\n").join(lines))
     return Text("\n\n").join(groups)

@@ -10,6 +10,5 @@ from scopelint.output.options import FormatOptions
 def format_pylint(run: RunResult, options: FormatOptions) -> str:
     lines = []
     for diagnostic in run.diagnostics:
-        condition = f" ({diagnostic.condition})" if diagnostic.condition is not None else ""
-        lines.append(f"{workspace_path(diagnostic.site.path)}:{diagnostic.site.line}: [{diagnostic.code}] {diagnostic.message}{condition}\n")
+        lines.append(f"{workspace_path(diagnostic.site.path)}:{diagnostic.site.line}: [{diagnostic.code}] {diagnostic.message_with_condition}\n")
     return "".join(lines)

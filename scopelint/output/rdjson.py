@@ -28,9 +28,8 @@ def _location(site: Site) -> dict[str, Any]:
 def rdjson_document(run: RunResult) -> dict[str, Any]:
     diagnostics = []
     for diagnostic in run.diagnostics:
-        condition = f" ({diagnostic.condition})" if diagnostic.condition is not None else ""
         entry: dict[str, Any] = {
-            "message": f"{diagnostic.message}{condition}",
+            "message": f"{diagnostic.message_with_condition}",
             "location": _location(diagnostic.site),
             "severity": SEVERITIES.get(diagnostic.severity, "WARNING"),
             "code": {"value": diagnostic.code, "url": rule_url(diagnostic.code)},
