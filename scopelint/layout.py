@@ -22,7 +22,7 @@ from rich.text import Text
 
 from scopelint.model.devices import DeviceSpec
 from scopelint.model.sizes import bytes_of
-from scopelint.trace import RAISING_KINDS, Shape, Trace, VariableRecord
+from scopelint.trace import Shape, Trace, VariableRecord
 
 FORMATS = ("table", "json", "csv")
 # The job `replica_device_setter` sends variables to by default; its tasks are the "ps tasks".
@@ -61,12 +61,20 @@ class Layout:
     path: str
     rows: tuple[LayoutRow, ...]
     ps_tasks: tuple[TaskLoad, ...]
-    complete: bool  # False when something unmodelled may have created more variables, or TF raises
     uncertain: int  # rows whose existence or name the analysis could not prove
     # Where TensorFlow certainly raises while the graph is built ("model.py:5:10", its message): a
     # real run stops at the first; the rows after it are predicted for the program as fixed there.
     raises: tuple[tuple[str, str], ...] = ()
     unmodelled: bool = False  # the program calls code scopelint does not model
+    # "with the default flags" when the program has other configurations: the rows and raises are
+    # those of the default run.
+    condition: str | None = None
+
+    @property
+    def complete(self) -> bool:
+        """False when something unmodelled may have created more variables, or when TensorFlow
+        raises: a file it crashes on has no complete layout, the run never gets past the error."""
+        return not self.unmodelled and not self.raises
 
 
 def location_of(record: VariableRecord) -> str:
@@ -123,15 +131,12 @@ def build_layout(trace: Trace) -> Layout:
         )
         for task, members in sorted(loads.items(), key=lambda item: _task_sort_key(item[0]))
     )
-    raises = tuple(
-        (f"{event.site.path}:{event.site.line}:{event.site.column}", event.message)
-        for event in trace.events
-        if event.kind in RAISING_KINDS and event.certain
-    )
-    # A file TensorFlow crashes on has no complete layout: the run never gets past the error.
-    complete = trace.complete and not raises
-    return Layout(trace.path, rows, ps_tasks, complete, sum(1 for row in rows if not row.certain), raises,
-                  unmodelled=not trace.complete)
+    raises = tuple((f"{event.site.path}:{event.site.line}:{event.site.column}", event.message)
+                   for event in trace.raising_events())
+    return Layout(trace.path, rows, ps_tasks, sum(1 for row in rows if not row.certain), raises,
+                  unmodelled=not trace.complete,
+                  # Other runs exist: this layout, and its raises, are the default run's.
+                  condition=trace.condition.label if trace.condition is not None and trace.other_paths else None)
 
 
 # --- machine formats ------------------------------------------------------------------------------
@@ -164,6 +169,7 @@ def layout_data(layout: Layout) -> dict[str, Any]:
             for load in layout.ps_tasks
         ],
         "raises": [{"location": location, "message": message} for location, message in layout.raises],
+        "condition": layout.condition,
     }
 
 
@@ -293,8 +299,9 @@ def layout_table(layout: Layout, width: int | None = None) -> Group:
     left_out = [column for column in TABLE_COLUMNS if column not in columns]
     if left_out:
         notes.append(f"Columns left out to fit {width} columns: {', '.join(left_out)} (--output-format json or csv has them).")
+    when = f" {layout.condition}" if layout.condition is not None else ""
     for location, message in layout.raises[:1]:
-        notes.append(f"TensorFlow raises at {location}: {message} A real run stops there; "
+        notes.append(f"TensorFlow raises at {location}{when}: {message} A real run stops there; "
                      "the variables after it are predicted for the program as fixed there.")
     if layout.uncertain:
         notes.append(f"{layout.uncertain} variable(s) are uncertain and not counted per task.")

@@ -208,3 +208,7 @@ class Trace:
 
     def events_of(self, kind: str) -> list[Event]:
         return [event for event in self.events if event.kind == kind]
+
+    def raising_events(self) -> list[Event]:
+        """Where TensorFlow certainly raises while this run builds its graph."""
+        return [event for event in self.events if event.kind in RAISING_KINDS and event.certain]

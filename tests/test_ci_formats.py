@@ -11,6 +11,7 @@ import pytest
 
 from scopelint import cli
 from scopelint.output.github import annotation
+from scopelint.output import FORMATTERS, STATISTICS_FORMATTERS
 from scopelint_fakes import TF_HEADER, fake_analyzer  # noqa: F401  (fixture)
 from scopelint.diagnostics import Diagnostic
 from scopelint.trace import Site
@@ -163,7 +164,7 @@ def test_junit_clean_run_and_unreadable_file(project: Path, fake_analyzer, capsy
     assert root.find("testsuite").get("name") == "missing.py"
 
 
-@pytest.mark.parametrize("output_format", ["sarif", "github", "junit"])
+@pytest.mark.parametrize("output_format", sorted(set(FORMATTERS) - set(STATISTICS_FORMATTERS)))
 def test_statistics_in_ci_formats_is_refused(project: Path, fake_analyzer, capsys, output_format: str) -> None:
     # A text table in the SARIF (or JUnit XML, or workflow-command) stream made it invalid.
     code, out, err = check(capsys, "--output-format", output_format, "--statistics")

@@ -54,8 +54,8 @@ STATISTICS_FORMATTERS: dict[str, Callable[[RunResult], "Text | str"]] = {
     "concise": format_statistics_text,
     "grouped": format_statistics_text,
     "json": format_statistics_json,
-    # The CI formats (sarif, github, junit) have no statistics form: a table in their stream made it
-    # invalid for its reader, so `check` refuses the combination.
+    # The machine formats (sarif, github, junit, gitlab, ...) have none: a table in their stream made
+    # it invalid for its reader, so `check` refuses the combination.
 }
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from scopelint.diagnostics import Diagnostic
 from scopelint.engine import RunResult
-from scopelint.output.github import workspace_path
+from scopelint.output.paths import workspace_path
 from scopelint.output.options import FormatOptions
 
 TYPES = {"error": "error", "warning": "warning", "info": "warning"}

@@ -7,11 +7,10 @@ Values are escaped as the Actions runner unescapes them: `%`, CR and LF everywhe
 """
 from __future__ import annotations
 
-import os
-
 from scopelint.diagnostics import Diagnostic
 from scopelint.engine import RunResult
 from scopelint.output.options import FormatOptions
+from scopelint.output.paths import workspace_path
 
 # Workflow command per severity; `info` findings are notices.
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
@@ -23,15 +22,6 @@ def escape_data(text: str) -> str:
 
 def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def workspace_path(path: str) -> str:
-    """Relative to the working directory (the checkout, in a workflow) when under it: annotations
-    attach to repository-relative paths."""
-    if not os.path.isabs(path):
-        return path
-    relative = os.path.relpath(path)
-    return path if relative == ".." or relative.startswith(".." + os.sep) else relative
 
 
 def annotation(diagnostic: Diagnostic) -> str:

@@ -3,7 +3,7 @@ and CI problem matchers already read."""
 from __future__ import annotations
 
 from scopelint.engine import RunResult
-from scopelint.output.github import workspace_path
+from scopelint.output.paths import workspace_path
 from scopelint.output.options import FormatOptions
 
 

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from scopelint.engine import RunResult
-from scopelint.output.github import workspace_path
+from scopelint.output.paths import workspace_path
 from scopelint.output.json_format import rule_url
 from scopelint.output.options import FormatOptions
 from scopelint.trace import Site

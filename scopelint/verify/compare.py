@@ -14,7 +14,7 @@ from typing import Any
 
 from scopelint.diagnostics import Diagnostic
 from scopelint.model.devices import DeviceSpec, DeviceSpecError
-from scopelint.trace import RAISING_KINDS, UNKNOWN_PART, Trace, VariableRecord
+from scopelint.trace import UNKNOWN_PART, Trace, VariableRecord
 
 MATCHED = "matched"
 ONLY_PREDICTED = "only predicted"
@@ -191,7 +191,7 @@ def compare_variables(predicted: list[VariableRecord], observed: list[dict[str, 
 def raising_findings(trace: Trace, findings: list[Diagnostic]) -> list[Diagnostic]:
     """The findings that say TensorFlow raises: those reported at a certain raising event."""
     sites = {(event.site.path, event.site.line, event.site.column)
-             for event in trace.events if event.kind in RAISING_KINDS and event.certain}
+             for event in trace.raising_events()}
     return [finding for finding in findings
             if (finding.site.path, finding.site.line, finding.site.column) in sites]
 

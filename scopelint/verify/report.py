@@ -8,7 +8,7 @@ from dataclasses import asdict
 from typing import Any
 
 from scopelint.verify import (
-    COMPARED, CRASHED, INTERNAL, INTERRUPTED, TIMED_OUT, VerifyReport, WorkersReport,
+    COMPARED, CRASHED, INSTALL_HINT, INTERNAL, INTERRUPTED, TIMED_OUT, VerifyReport, WorkersReport,
 )
 from scopelint.verify.workers import SAME, CROSS_ORDER, CrossRow
 from scopelint.verify.compare import MATCHED, NOT_RAISED, PREDICTED, STATUS_ORDER, UNPREDICTED, VariableRow
@@ -109,7 +109,7 @@ def summary_line(report: VerifyReport) -> str:
                 f"(last phase: {child.last_phase}); nothing to compare.")
     if report.outcome == INTERNAL:
         return (f"Internal error: the child failed before the program started (status {child.exit_status}); "
-                'is TensorFlow installed? (pip install "scopelint[verify]")')
+                f"is TensorFlow installed? ({INSTALL_HINT})")
     comparison = report.comparison
     assert comparison is not None
     counts = comparison.counts()
