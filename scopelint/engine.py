@@ -314,6 +314,14 @@ def _internal_error(path: str, rule: str | None, error: BaseException) -> Intern
     )
 
 
+def too_large(data: bytes) -> str | None:
+    """Why a file is not analysed for its size, if it is over MAX_SOURCE_BYTES."""
+    if len(data) <= MAX_SOURCE_BYTES:
+        return None
+    return (f"file too large to analyse ({len(data) / 1_000_000:.1f} MB; "
+            f"scopelint analyses files up to {MAX_SOURCE_BYTES / 1_000_000:g} MB)")
+
+
 def check_source(data: bytes, path: str, settings: CheckSettings) -> FileResult:
     """Check one file's bytes; `path` is used in findings and for per-file-ignores."""
     result = FileResult(path=path)
@@ -321,13 +329,12 @@ def check_source(data: bytes, path: str, settings: CheckSettings) -> FileResult:
         result.skipped = True
         return result
     enabled = settings.enabled_for(path)
-    if len(data) > MAX_SOURCE_BYTES:
+    oversize = too_large(data)
+    if oversize is not None:
         # Not even decoded nor searched for noqa comments (tokenizing 10 MB takes 10 s or more):
         # per-file-ignores or exclude silence it.
-        size = f"{len(data) / 1_000_000:.1f} MB"
-        limit = f"{MAX_SOURCE_BYTES / 1_000_000:g} MB"
-        too_large = _parse_error(path, f"file too large to analyse ({size}; scopelint analyses files up to {limit})", 1, 1)
-        result.diagnostics = [too_large] if too_large.code in enabled else []
+        failure = _parse_error(path, oversize, 1, 1)
+        result.diagnostics = [failure] if failure.code in enabled else []
         return result
     source, decode_failure = decode_source(data, path)
     found: list[Diagnostic] = []
@@ -394,7 +401,7 @@ def _unused_noqa_findings(directives: NoqaDirectives, path: str, enabled: frozen
     ]
 
 
-def _read_task(task: FileTask, stdin_data: bytes | None) -> tuple[bytes | None, FileResult | None]:
+def read_task(task: FileTask, stdin_data: bytes | None) -> tuple[bytes | None, FileResult | None]:
     """The file's bytes, or a result saying why there are none."""
     if task.missing:
         return None, FileResult(path=task.display_path, error="No such file or directory")
@@ -434,7 +441,7 @@ def check_task(task: FileTask, settings: CheckSettings, stdin_data: bytes | None
     With a cache, a stored result for the same bytes and settings is returned without analysing,
     and a new result is stored (stdin is never cached: it has no file to go stale against)."""
     settings = task.settings or settings
-    data, unreadable = _read_task(task, stdin_data)
+    data, unreadable = read_task(task, stdin_data)
     if unreadable is not None:
         return unreadable
     assert data is not None
@@ -468,7 +475,7 @@ def analyzer_identity() -> str:
 def _cached_result(task: FileTask, settings: CheckSettings, cache: ResultCache) -> FileResult | None:
     """A result that needs no analysis: stored in the cache, or pre-filtered, or unreadable."""
     settings = task.settings or settings
-    data, unreadable = _read_task(task, None)
+    data, unreadable = read_task(task, None)
     if unreadable is not None:
         return unreadable
     assert data is not None

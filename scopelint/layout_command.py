@@ -17,6 +17,7 @@ from scopelint import engine, layout
 from scopelint.config import ConfigError
 from scopelint.output.terminal import make_console
 from scopelint.selection import SelectorError
+from scopelint.trace import Trace
 
 EXIT_CLEAN = 0
 EXIT_ERROR = 2
@@ -45,23 +46,23 @@ def _tasks(paths: list[str]) -> list[engine.FileTask]:
 
 
 def _layout_of(task: engine.FileTask, stdin_data: bytes | None, shown_as: str) -> layout.Layout | str:
-    """The file's layout, or why there is none (a message for stderr)."""
+    """The file's layout, or why there is none (a message for stderr).  Read, size-limited and
+    decoded as `check` does it: a FIFO is refused, not waited on."""
     from scopelint.analysis import ParseFailure, analyze_source
 
-    if task.missing:
-        return f"{shown_as}: No such file or directory"
-    if task.path == engine.STDIN_PATH:
-        data = stdin_data or b""
-    else:
-        try:
-            data = Path(task.path).read_bytes()
-        except OSError as problem:
-            return f"{shown_as}: {problem.strerror or problem}"
+    data, unreadable = engine.read_task(task, stdin_data)
+    if unreadable is not None:
+        return f"{shown_as}: {unreadable.error}"
+    assert data is not None
+    if engine.PREFILTER_MARKER not in data:
+        return layout.build_layout(Trace(shown_as, uses_tensorflow=False))  # no TensorFlow, no variables
+    oversize = engine.too_large(data)
+    if oversize is not None:
+        return f"{shown_as}: {oversize}"
     source, failure = engine.decode_source(data, shown_as)
-    if failure is not None or source is None:
-        message = failure.message if failure is not None else "cannot be decoded"
-        line = f":{failure.site.line}:{failure.site.column}" if failure is not None else ""
-        return f"{shown_as}{line}: {message}"
+    if failure is not None:
+        return f"{shown_as}:{failure.site.line}:{failure.site.column}: {failure.message}"
+    assert source is not None
     try:
         trace = analyze_source(source, shown_as)
     except ParseFailure as parse_failure:

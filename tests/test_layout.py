@@ -119,6 +119,21 @@ def test_cli_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> Non
     assert code == 2 and "broken.py" in err
 
 
+def test_layout_reads_files_as_check_does(tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A FIFO is refused (not waited on for a writer); a file over the size limit is not analysed.
+    import os
+
+    from scopelint import engine
+
+    os.mkfifo(tmp_path / "pipe.py")
+    code, _, err = run_cli(capsys, str(tmp_path / "pipe.py"))
+    assert code == 2 and "not a regular file (a FIFO)" in err
+    monkeypatch.setattr(engine, "MAX_SOURCE_BYTES", 10)
+    (tmp_path / "big.py").write_text(PROGRAM)
+    code, _, err = run_cli(capsys, str(tmp_path / "big.py"))
+    assert code == 2 and "file too large to analyse" in err
+
+
 def test_an_estimator_program_shows_the_model_fn_graph() -> None:
     from scopelint.analysis import analyze_source
     from scopelint.layout import build_layout

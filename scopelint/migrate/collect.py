@@ -13,7 +13,6 @@ import traceback
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from scopelint import analysis, engine
 from scopelint.migrate.constructs import ModuleConstructs, scan_constructs
@@ -47,10 +46,13 @@ class ModuleFacts:
 def collect_source(data: bytes, path: str) -> ModuleFacts:
     if engine.PREFILTER_MARKER not in data:
         return ModuleFacts(path, NO_TENSORFLOW)
+    oversize = engine.too_large(data)
+    if oversize is not None:
+        return ModuleFacts(path, NOT_PARSED, f"1:1: {oversize}")
     source, failure = engine.decode_source(data, path)
-    if failure is not None or source is None:
-        where = f"{failure.site.line}:{failure.site.column}: " if failure else ""
-        return ModuleFacts(path, NOT_PARSED, f"{where}{failure.message if failure else 'cannot decode'}")
+    if failure is not None:
+        return ModuleFacts(path, NOT_PARSED, f"{failure.site.line}:{failure.site.column}: {failure.message}")
+    assert source is not None
     try:
         with observing_store() as store:
             trace = analysis.analyze_source(source, path)
@@ -75,12 +77,10 @@ def _constructs_or_empty(source: str, path: str) -> ModuleConstructs:
 
 
 def collect_task(task: engine.FileTask) -> ModuleFacts:
-    if task.missing:
-        return ModuleFacts(task.display_path, UNREADABLE, "No such file or directory")
-    try:
-        data = Path(task.path).read_bytes()
-    except OSError as error:
-        return ModuleFacts(task.display_path, UNREADABLE, error.strerror or str(error))
+    data, unreadable = engine.read_task(task, None)  # as `check` reads: a FIFO is refused, not waited on
+    if unreadable is not None:
+        return ModuleFacts(task.display_path, UNREADABLE, unreadable.error or "cannot be read")
+    assert data is not None
     return collect_source(data, task.display_path)
 
 
