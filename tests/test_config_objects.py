@@ -77,6 +77,7 @@ def test_namedtuples_of_literals_are_known(build: str) -> None:
 
 CLICK = NET + textwrap.dedent("""\
     import click
+    import somelib  # not modelled: its values are unknown
 
     @click.command()
     {option}
@@ -124,3 +125,26 @@ def test_click_option_default_is_the_value_of_the_default_run() -> None:
 def test_an_option_click_cannot_be_modelled_keeps_the_function_opaque() -> None:
     trace = analyse_click('@click.option("--again", type=click.Path())', "again", "net(x, 2, False)")
     assert "already_exists" not in [e.kind for e in trace.events if e.certain]
+
+
+def test_an_option_with_an_unknown_argument_keeps_the_function_opaque() -> None:
+    # `is_flag=True, default=somelib.DEFAULT`: the default is not known, so the option is not
+    # modelled (truth-testing the unknown default was an internal error).
+    trace = analyse_click('@click.option("--again", is_flag=True, default=somelib.DEFAULT)', "again",
+                          "net(x, 2, False)")
+    assert "already_exists" not in [e.kind for e in trace.events if e.certain]
+
+
+def test_hparams_parse_of_a_partly_known_string_forgets_the_values() -> None:
+    # `share={unknown}`: a name or value with an unknown part is no literal assignment.
+    trace = analyse("import somelib\nhp = tf.contrib.training.HParams(units=4, share=False)\n"
+                    "hp.parse(f'units=4,share={somelib.flag()}')\nnet(x, hp.units, hp.share)\nnet(x, hp.units, hp.share)\n")
+    assert kernel(trace)[0] == (2, None)
+    assert "already_exists" not in certain_codes(trace)  # share may be True: nothing proven
+
+
+def test_a_click_option_is_spelled_as_on_the_command_line() -> None:
+    trace = analyse_click('@click.option("--model", default="a")', "model",
+                          'if model == "b":\n            net(x, 2, False)')
+    assert trace.condition is not None and trace.condition.label == "with the default flags"
+    assert [d[1] for d in trace.condition.decisions] == ["--model != 'b' (the default)"]

@@ -28,8 +28,8 @@ def duplicates(folder: Path) -> list[tuple[str, int]]:
 
 
 def test_a_deep_chain_of_small_modules_is_followed(tmp_path: Path) -> None:
-    length = 40  # far beyond the old depth limit of 3, within the nesting guard
-    assert length < project.MAX_IMPORT_NESTING
+    length = 40  # far beyond the old depth limit of 3, within the module budget
+    assert length < project.MAX_IMPORTED_MODULES
     write_chain(tmp_path, length)
     assert duplicates(tmp_path) == [(f"m{length - 1}.py", 5)]
 
@@ -47,7 +47,7 @@ def test_past_the_module_budget_imports_stay_unknown(tmp_path: Path, monkeypatch
     assert trace.variables == []  # `build` is unknown past the budget: nothing is predicted
 
 
-def test_many_modules_beyond_the_nesting_guard_do_not_crash(tmp_path: Path) -> None:
-    write_chain(tmp_path, project.MAX_IMPORT_NESTING + 20)
+def test_a_chain_beyond_the_module_budget_does_not_crash(tmp_path: Path) -> None:
+    write_chain(tmp_path, project.MAX_IMPORTED_MODULES + 20)
     trace = analyze_source(MAIN, str(tmp_path / "main.py"))
     assert [e for e in trace.events if e.certain and e.kind == "already_exists"] == []

@@ -46,6 +46,12 @@ def test_a_provably_undefined_name_ends_the_path() -> None:
     assert duplicates(program(prelude="def undefined_helper():\n    pass\n")) == [10 + 2]
 
 
+def test_attribute_and_keyword_names_are_no_dynamic_binding() -> None:
+    # `tensor.eval()` and `f(locals=1)` call neither eval nor locals: the name stays provably undefined.
+    prelude = "x = tf.zeros([1])\ny = x.eval\nz = dict(locals=1, vars=2)\n"
+    assert duplicates(program(prelude=prelude)) == []
+
+
 @pytest.mark.parametrize("prelude, call", [
     ("from os.path import *", "undefined_helper()"),  # a star import may bind it
     ("", "globals()['undefined_helper'] = len\n        undefined_helper()"),  # bound dynamically

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scopelint.analysis import config_values as cfg
-from scopelint.analysis.values import Builtin, Instance, UserClass, UserFunction
+from scopelint.analysis.values import Builtin, Instance, UserClass, UserFunction, is_known
 from scopelint.model.unknown import UNKNOWN
 
 def std_module(dotted: str) -> Any:
@@ -52,10 +52,6 @@ def make_hparams(kwargs: dict[str, Any]) -> Instance:
         if name not in ("hparam_def", "model_structure"):
             hparams.attrs[name] = value
     return hparams
-
-
-def is_hparams(value: Any) -> bool:
-    return isinstance(value, Instance) and value.cls is _HPARAMS_CLASS
 
 
 def _hparam_names(hparams: Instance) -> list[str]:
@@ -111,7 +107,7 @@ class HParamsMethod(cfg.ConfigObject):
         kwargs = {k: cfg.plain(v) for k, v in kwargs.items()}
         if self.name == "parse":
             text = args[0] if args else kwargs.get("values")
-            assignments = _split_assignments(text) if isinstance(text, str) else None
+            assignments = _split_assignments(text) if isinstance(text, str) and is_known(text) else None
             if assignments is None:
                 _forget_all(hparams)  # --hparams the user gives: any value
                 return hparams
@@ -127,28 +123,32 @@ class HParamsMethod(cfg.ConfigObject):
                 _forget_all(hparams)
                 return hparams
             for name, value in values.items():
-                if isinstance(name, str) and name not in HPARAMS_METHODS:
+                if isinstance(name, str) and is_known(name) and name not in HPARAMS_METHODS:
                     hparams.attrs[name] = value
+                else:
+                    _forget_all(hparams)
             return hparams
         if self.name in ("set_hparam", "add_hparam"):
             name = args[0] if args else kwargs.get("name")
             value = args[1] if len(args) > 1 else kwargs.get("value", UNKNOWN)
-            if isinstance(name, str) and name not in HPARAMS_METHODS:
+            if isinstance(name, str) and is_known(name) and name not in HPARAMS_METHODS:
                 hparams.attrs[name] = value
             else:
                 _forget_all(hparams)
             return None
         if self.name == "del_hparam":
             name = args[0] if args else kwargs.get("name")
-            if isinstance(name, str) and name not in HPARAMS_METHODS:
+            if isinstance(name, str) and is_known(name) and name not in HPARAMS_METHODS:
                 hparams.attrs.pop(name, None)
+            else:
+                _forget_all(hparams)
             return None
         if self.name == "values":
             return {name: hparams.attrs[name] for name in _hparam_names(hparams)}
         if self.name == "get":
             name = args[0] if args else kwargs.get("key")
             default = args[1] if len(args) > 1 else kwargs.get("default")
-            if isinstance(name, str):
+            if isinstance(name, str) and is_known(name):
                 return hparams.attrs.get(name, default)
             return UNKNOWN
         return UNKNOWN
@@ -275,20 +275,18 @@ class _ClickDeclaration(cfg.ConfigObject):
 
     def call(self, config: cfg.ConfigState, args: list[Any], kwargs: dict[str, Any]) -> Any:
         var = click_var(self.kind, args, kwargs)
-        return _Decorator(None if var is None else config.declare(var), opaque=var is None)
+        # An option we cannot model: no decorator, so the interpreter leaves the function opaque.
+        return UNKNOWN if var is None else _Decorator(config.declare(var))
 
 
 @dataclass(eq=False)
 class _Decorator(cfg.ConfigObject):
     var: cfg.ConfigVar | None
-    opaque: bool = False
 
     def call(self, config: cfg.ConfigState, args: list[Any], kwargs: dict[str, Any]) -> Any:
         if len(args) != 1 or kwargs or not isinstance(args[0], UserFunction):
             return UNKNOWN
         function = args[0]
-        if self.opaque:
-            return dataclasses.replace(function, opaque=True)  # an option we cannot model
         if self.var is None:
             return function
         parameter = self.var.key.split(":", 1)[1]
@@ -326,6 +324,8 @@ def click_var(kind: str, args: list[Any], kwargs: dict[str, Any]) -> cfg.ConfigV
         spelling = option
     if not dest.isidentifier():
         return None
+    if any(name in options and not cfg.is_literal(options[name]) for name in ("default", "is_flag", "multiple", "count", "nargs")):
+        return None  # an option whose meaning depends on a value the analysis does not know
     if options.get("multiple") or options.get("nargs") not in (None, 1) or options.get("count"):
         return None
     choice = options.get("type")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from scopelint.analysis.values import Instance, UserClass
+from scopelint.analysis.values import Instance, PartialStr, UserClass
 from scopelint.model.unknown import UNKNOWN
 
 MISSING: Any = object()  # a variable without a default (a positional argument, sys.argv[1])
@@ -126,7 +126,8 @@ def plain(value: Any) -> Any:
 
 
 def is_literal(value: Any) -> bool:
-    return value is None or isinstance(value, (str, int, float, bool)) and not isinstance(value, Tagged)
+    """A value the program spelled out: not a configuration value, and no `?` part in a string."""
+    return value is None or isinstance(value, (str, int, float, bool)) and not isinstance(value, (Tagged, PartialStr))
 
 
 @dataclass

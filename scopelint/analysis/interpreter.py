@@ -143,7 +143,6 @@ class Interpreter:
         # Project modules imported so far (resolved path -> module value; None while loading or
         # when it could not be loaded), so each runs once, as Python imports do.
         self.loaded_modules: dict[str, ModuleValue | None] = {}
-        self.import_depth = 0  # how many project imports deep the code being run is
         self.imported_lines = 0  # source lines of the project modules run so far
         self.imported_modules = 0  # project modules run so far (the import work budget)
         self.extra_events: list[Event] = []
@@ -704,8 +703,7 @@ class Interpreter:
     def import_project_module(self, dotted: str, level: int) -> ModuleValue | None:
         """Run a module of the project being checked, once, as `import` would."""
         assert self.module is not None
-        if self.import_depth >= project.MAX_IMPORT_NESTING or self.imported_lines >= project.MAX_IMPORTED_LINES \
-                or self.imported_modules >= project.MAX_IMPORTED_MODULES:
+        if self.imported_lines >= project.MAX_IMPORTED_LINES or self.imported_modules >= project.MAX_IMPORTED_MODULES:
             return None
         file = project.find_module_file(self.module.path, dotted, level)
         if file is None:
@@ -734,14 +732,12 @@ class Interpreter:
         before = self._graph_footprint()
         loaded_before = set(self.loaded_modules)
         self.module = ModuleContext(loaded.path, loaded.positions, env)
-        self.import_depth += 1
         try:
             self.exec_block(loaded.module.body, env)
         except (_UserRaise, _Return, _Break, _Continue):
             pass
         finally:
             self.module = importer
-            self.import_depth -= 1
         if self._graph_footprint() == before and all(_immutable(v) for v in env.vars.values()) \
                 and not loaded.rebinds_globals:
             # Importing it touched no graph and left only immutable values (and no function rebinds

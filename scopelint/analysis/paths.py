@@ -140,6 +140,16 @@ def when(spelled: str) -> str:
     return spelled if spelled.startswith("without ") else "when " + spelled
 
 
+def _stands_for_others(var: cfg.ConfigVar, value: Any, compared: list[Any]) -> list[str]:
+    """The string literals the program compared a flag with, when this run's value is none of
+    them (nor a choice): the run then stands for every value but those; else []."""
+    literals = [v for v in compared if v is not None and not isinstance(v, bool)]
+    if var.kind in ("flag", "arg") and isinstance(value, str) and not var.choices \
+            and literals and all(isinstance(v, str) and v != value for v in literals):
+        return literals
+    return []
+
+
 def _spell(var: cfg.ConfigVar, value: Any, compared: list[Any]) -> str:
     if isinstance(value, cfg.Other):
         others = [v for v in compared if v is not None] or list(value.excluded)
@@ -148,9 +158,8 @@ def _spell(var: cfg.ConfigVar, value: Any, compared: list[Any]) -> str:
             return f"{subject} is set" if var.kind != "argv" else f"{subject} is given"
         return f"{subject} != {repr(others[0])}" if len(others) == 1 else \
             f"{subject} not in ({', '.join(map(repr, others))})"
-    literals = [v for v in compared if v is not None and not isinstance(v, bool)]
-    if var.kind in ("flag", "arg") and isinstance(value, str) and not var.choices \
-            and literals and all(isinstance(v, str) and v != value for v in literals):
+    literals = _stands_for_others(var, value, compared)
+    if literals:
         # A value the program never compared stands for every value but the compared ones:
         # "--job_name=''" is "FLAGS.job_name != 'ps'" to the program.
         return _spell(var, cfg.Other(tuple(literals)), literals)
@@ -171,14 +180,18 @@ def _spell(var: cfg.ConfigVar, value: Any, compared: list[Any]) -> str:
 
 
 def _subject(var: cfg.ConfigVar) -> str:
-    name = var.key.split(":", 1)[1]
+    """How the program reads the value: FLAGS.x, args.x, $X; a click option has no namespace, so
+    its command-line spelling ("--model != 'b'")."""
+    source, name = var.key.split(":", 1)
+    if source == "click":
+        return var.spelling
     return {"flag": f"FLAGS.{name}", "arg": f"args.{name}", "env": f"${name}"}.get(var.kind, var.spelling)
 
 
 def _negation(var: cfg.ConfigVar, value: Any, compared: list[Any]) -> str | None:
     """The condition "any value but this one" ("sys.argv[1] != 'ps'")."""
-    if isinstance(value, cfg.Other):
-        return None
+    if isinstance(value, cfg.Other) or _stands_for_others(var, value, compared):
+        return None  # it stands for many values already: "any other" than those is not one value
     if var.value_type == "bool" and isinstance(value, bool):
         return _spell(var, not value, compared)
     return f"{_subject(var)} != {repr(value)}"

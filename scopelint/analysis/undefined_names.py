@@ -34,14 +34,9 @@ _CACHE: "weakref.WeakKeyDictionary[Any, frozenset[int]]" = weakref.WeakKeyDictio
 
 def undefined_name_ids(positions: Any) -> frozenset[int]:
     """Ids of the Name loads of `positions.module` that provably raise NameError (may be empty)."""
-    try:
-        return _CACHE[positions]
-    except KeyError:
-        pass
-    except TypeError:  # not weak-referenceable: compute without caching
-        return _compute(getattr(positions, "module", None))
-    result = _compute(getattr(positions, "module", None))
-    _CACHE[positions] = result
+    result = _CACHE.get(positions)
+    if result is None:
+        result = _CACHE[positions] = _compute(getattr(positions, "module", None))
     return result
 
 
@@ -166,13 +161,13 @@ class _Collector(cst.CSTVisitor):
             self._not_loads.add(id(node.keyword))
 
     def visit_Name(self, node: cst.Name) -> None:
+        # Parents visit first, so an attribute or keyword name is already known not to be a load
+        # (`tensor.eval()` calls no eval: only a load of `eval` may bind names dynamically).
+        if id(node) in self._not_loads:
+            return
         if node.value in _DYNAMIC:
             self.dynamic = True
-        if id(node) not in self._not_loads:
-            self.loads.append(node)
-
-    def leave_Module(self, original_node: cst.Module) -> None:
-        self.loads = [node for node in self.loads if id(node) not in self._not_loads]
+        self.loads.append(node)
 
 
 class _Names(cst.CSTVisitor):

@@ -1,0 +1,38 @@
+"""How a finding's condition is spelled from the runs that have it (scopelint/conditions.py and
+analysis/paths.py): the value that tells the runs apart, never one that stands for several."""
+from __future__ import annotations
+
+import textwrap
+
+from scopelint.engine import CheckSettings, check_source, known_rules
+
+SETTINGS = CheckSettings(enabled=frozenset(info.code for info in known_rules()))
+
+
+def conditions(body: str) -> list[tuple[str, str | None]]:
+    source = textwrap.dedent("""\
+        import tensorflow.compat.v1 as tf
+        flags = tf.app.flags
+        flags.DEFINE_string("model", "a", "")
+        FLAGS = flags.FLAGS
+
+        def main(_):
+            tf.get_variable("w", [2])
+        """) + textwrap.indent(textwrap.dedent(body), "    ") + "\ntf.app.run()\n"
+    result = check_source(source.encode(), "m.py", SETTINGS)
+    return [(d.code, d.condition) for d in result.diagnostics]
+
+
+def test_a_default_never_compared_is_no_single_value_to_negate() -> None:
+    # The default 'a' stands for every value but 'b' and 'c' ('d' behaves like it): "!= 'a'" is false.
+    assert conditions("""\
+        if FLAGS.model == "b" or FLAGS.model == "c":
+            tf.get_variable("w", [2])
+        """) == [("TFS101", "when --model=b or --model=c")]
+
+
+def test_a_default_never_compared_reads_as_the_negation_of_the_compared_value() -> None:
+    assert conditions("""\
+        if FLAGS.model != "b":
+            tf.get_variable("w", [2])
+        """) == [("TFS101", "when FLAGS.model != 'b' (the default)")]
