@@ -74,6 +74,10 @@ def test_a_none_setter_is_reported_only_where_it_drops_an_enclosing_device() -> 
     [event] = trace.events
     assert (event.kind, event.site.line, event.certain) == ("device_setter_returns_none", 2, True)
     assert "'/device:GPU:0'" in event.message and [r.site.line for r in event.related] == [4]
+    # A None from elsewhere is not the setter's: an unused None setter before it is no finding.
+    source = HEAD + (f"unused = {setter}\nplacement = None\nwith tf.device('/gpu:0'):\n  with tf.device(placement):\n"
+                     "    w = tf.get_variable('w', [2])\n")
+    assert kinds(source) == [("device_setter_unused", 2)]  # TFS401 for the unused one, no TFS404
     # An enclosing device whose value is unknown: maybe dropped, never a certain finding.
     source = HEAD + (f"import somelib\nwith tf.device(somelib.device()):\n  with tf.device({setter}):\n"
                      "    w = tf.get_variable('w', [2])\n")

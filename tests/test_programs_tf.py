@@ -136,6 +136,15 @@ def test_test_methods_fail_as_predicted() -> None:
 
 
 @pytest.mark.tf
+def test_an_expected_error_does_not_hide_the_next_one() -> None:
+    program = PROGRAMS / "expected_then_unexpected"
+    stderr = _run_under_tensorflow(program / "later_test.py", [], {})
+    assert re.findall(r"^ERROR: (\w+) ", stderr, re.M) == ["testExpectedThenUnexpected"], stderr[-3000:]
+    assert _raised_at(stderr, program) == ("later_test.py", 14)
+    assert [(d.code, d.site.line) for d in _findings(program)] == [("TFS101", 14)]
+
+
+@pytest.mark.tf
 def test_errors_a_test_expects_are_no_findings() -> None:
     """`with self.assertRaises(ValueError):` around a duplicate: TensorFlow raises there and the
     test passes; only the method where the duplicate is unexpected fails, and only it is reported."""

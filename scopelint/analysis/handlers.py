@@ -15,10 +15,9 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-# What TensorFlow raises while building variables (ValueError; TypeError for rejected arguments)
-# and the classes above them.
-_TF_ERRORS = frozenset({"ValueError", "TypeError", "Exception", "BaseException", "StandardError"})
-# Builtin errors TensorFlow's graph-building errors are not.
+# Builtin errors TensorFlow's graph-building errors are not.  What it raises (ValueError;
+# TypeError for rejected arguments), the classes above them and any class not listed here may
+# catch it.
 _OTHER_ERRORS = frozenset({
     "AttributeError", "ImportError", "ModuleNotFoundError", "KeyError", "IndexError", "LookupError",
     "NameError", "OSError", "IOError", "EnvironmentError", "FileNotFoundError", "StopIteration",
@@ -39,7 +38,7 @@ def _may_catch(kind: cst.BaseExpression | None) -> bool:
     if isinstance(kind, (cst.Tuple, cst.List)):
         return any(_may_catch(element.value) for element in kind.elements)
     if isinstance(kind, cst.Name):
-        return kind.value in _TF_ERRORS or kind.value not in _OTHER_ERRORS
+        return kind.value not in _OTHER_ERRORS
     if isinstance(kind, cst.Attribute):
         # tf.errors.NotFoundError and friends are run-time errors, never graph-building ones.
         return not (isinstance(kind.value, cst.Attribute) and kind.value.attr.value == "errors")

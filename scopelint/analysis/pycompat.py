@@ -14,7 +14,7 @@ from scopelint.analysis.config_values import ConfigObject, ConfigState, Method
 from scopelint.analysis.values import UNKNOWN, Builtin
 
 # six.moves names -> the Python 3 builtin they are.
-_MOVES = {"xrange": "range", "range": "range", "zip": "zip", "input": "input", "reduce": None}
+_MOVES = {"xrange": "range", "range": "range", "zip": "zip", "input": "input"}
 _DICT_VIEWS = {"iteritems": "items", "iterkeys": "keys", "itervalues": "values",
                "viewitems": "items", "viewkeys": "keys", "viewvalues": "values"}
 

@@ -484,8 +484,6 @@ def getattr_value(interp: "Interpreter", owner: Any, name: str, node: cst.CSTNod
                 return []
             return [VariableValue(record) for record in owner.variables]
         return TFMethod(owner, name)
-    if isinstance(owner, (tuple, list)) and name == "as_list":
-        return TFMethod(owner, name)
     if isinstance(owner, ContextValue) and owner.kind == "runner":
         return TFMethod(owner, name)
     return UNKNOWN
@@ -990,8 +988,6 @@ def call_method(interp: "Interpreter", method: TFMethod, args: list[Any], kwargs
         if name in ("global_variables", "trainable_variables"):
             return UNKNOWN
         return UNKNOWN
-    if isinstance(owner, (tuple, list)) and name == "as_list":
-        return list(owner)
     if isinstance(owner, (Tensor, VariableValue, PartitionedValue)):
         if name == "get_shape":
             return tuple(owner.shape) if owner.shape is not None else UNKNOWN

@@ -58,6 +58,8 @@ class DeviceFacts:
     setters: list[SetterCreation] = field(default_factory=list)
     pushed: list[Any] = field(default_factory=list)  # setter objects that reached device(...)
     tf2_names: frozenset[str] | None = None  # computed once from the module's syntax
+    # id of a module -> (id of an assigned value -> names it is assigned to), for TFS404's `device(s)`
+    assignment_targets: dict[int, dict[int, tuple[str, ...]]] = field(default_factory=dict)
     # The run builds a cluster (ClusterSpec or Server): its variables are meant for ps tasks.
     distributed: bool = False
 
@@ -205,8 +207,13 @@ def _note_setter_none_drops(interp: "Interpreter", node: cst.CSTNode) -> None:
     setters = facts_of(interp).setters
     if isinstance(argument, cst.Call):
         creation = next((c for c in reversed(setters) if c.call is argument), None)
+    elif isinstance(argument, cst.Name):
+        # `s = replica_device_setter(...)` then `device(s)`: the setter assigned to that name.
+        targets = _assignment_targets(interp)
+        creation = next((c for c in reversed(setters)
+                         if c.value is None and c.none_reason and argument.value in targets.get(id(c.call), ())), None)
     else:
-        creation = next((c for c in reversed(setters) if c.value is None and c.none_reason), None)
+        return  # a None from elsewhere (an attribute, a call's result): no setter is known to give it
     if creation is None or creation.value is not None:
         return
     dropped, unknown = interp.graph.devices.dropped_by_barrier()
@@ -228,6 +235,33 @@ def _note_setter_none_drops(interp: "Interpreter", node: cst.CSTNode) -> None:
         f"{creation.none_reason}, so `with device(None)` drops {what}: what is created inside gets only "
         "the devices of scopes opened inside it", creation.where,
         certain=creation.certain and bool(dropped), related=related)
+
+
+def _assignment_targets(interp: "Interpreter") -> dict[int, tuple[str, ...]]:
+    """id of an assigned value -> the plain names it is assigned to, in the module being run."""
+    module = _module_of(interp)
+    if module is None:
+        return {}
+    facts = facts_of(interp)
+    if id(module) not in facts.assignment_targets:
+        found: dict[int, tuple[str, ...]] = {}
+        for assign in _assignments(module):
+            names = tuple(t.target.value for t in assign.targets if isinstance(t.target, cst.Name))
+            if names:
+                found[id(assign.value)] = names
+        facts.assignment_targets[id(module)] = found
+    return facts.assignment_targets[id(module)]
+
+
+def _assignments(module: cst.Module) -> list[cst.Assign]:
+    collected: list[cst.Assign] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            collected.append(node)
+
+    module.visit(_Collect())
+    return collected
 
 
 def _is_tf2_device_call(interp: "Interpreter", node: cst.CSTNode) -> bool:

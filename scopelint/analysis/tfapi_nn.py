@@ -73,10 +73,7 @@ def _conv2d_transpose(interp: "Interpreter", args: list[Any], kwargs: dict[str, 
     value, kernel = bound.get("value", bound.get("input")), bound.get("filter", bound.get("filters"))
     output_shape = bound.get("output_shape")
     shape = None
-    if isinstance(output_shape, (list, tuple)) and len(output_shape) == 4 and all(
-            d is None or isinstance(d, int) and not isinstance(d, bool) for d in output_shape):
-        shape = tuple(output_shape)
-    elif isinstance(output_shape, (list, tuple)) and len(output_shape) == 4:
+    if isinstance(output_shape, (list, tuple)) and len(output_shape) == 4:
         # A size the analysis could not compute is unknown, the others are still known.
         shape = tuple(d if isinstance(d, int) and not isinstance(d, bool) else None for d in output_shape)
     return Tensor(shape, None, deps_of(value, kernel))

@@ -482,9 +482,7 @@ class DeviceStack:
         block after its innermost barrier; `device('')` places nothing and so is never dropped."""
         active: list[StackEntry] = []
         for entry in self._entries:
-            if isinstance(entry, _Colocation):
-                active = []
-            elif isinstance(entry, _Barrier):
+            if isinstance(entry, (_Colocation, _Barrier)):
                 active = []
             else:
                 active.append(entry)

@@ -169,9 +169,11 @@ class GraphModel:
         reported = certain
         if self.after_error:
             data["after_error"] = True
-        if raises and certain and kind in _REUSE_ERRORS:
+        if raises and certain and kind in _REUSE_ERRORS and self.catching == 0:
+            # Only an error the run recovers from starts a mistake: one the program catches (a
+            # try, a test's assertRaises) is not repeated by the next error, which is reported.
             mistake = _mistake(kind, where, data.get("reuse_origin"), first_chain)
-            if self.recovering == mistake and self.catching == 0:
+            if self.recovering == mistake:
                 reported = False  # the same mistake as the error before, in the same call
                 data["same_mistake"] = True
             self.recovering = mistake
