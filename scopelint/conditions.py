@@ -71,9 +71,24 @@ def _separating_value(having: list[PathCondition], every_run: list[PathCondition
                 # Every value but one: "sys.argv[1] != 'ps'".
                 negation = _negation(every_run, key, excluded.pop())
                 if negation is not None:
-                    return "when " + negation
-            return "when " + " or ".join(v for v in ordered if v is not None)
+                    return when_all([negation])
+            return when_any([v for v in ordered if v is not None])
     return _separating_pair(having, every_run)
+
+
+def when_all(parts: list[str]) -> str:
+    """"when --model=mlp and --ema"; a part that says an option is not given reads without "when"
+    and comes last: "without --test", "when --model=mlp, without --ema"."""
+    given = [part for part in parts if not part.startswith("without ")]
+    not_given = [part for part in parts if part.startswith("without ")]
+    if not given:
+        return " and ".join(not_given)
+    return "when " + " and ".join(given) + (", " + " and ".join(not_given) if not_given else "")
+
+
+def when_any(parts: list[str]) -> str:
+    """"when --model=b or --model=c" ("without --test" when that is the only one)."""
+    return parts[0] if len(parts) == 1 and parts[0].startswith("without ") else "when " + " or ".join(parts)
 
 
 def _without_when(label: str) -> str:
@@ -95,7 +110,7 @@ def _separating_pair(having: list[PathCondition], every_run: list[PathCondition]
                 continue
             if all(None in pair or (pair in chosen) == (c in having) for pair, c in zip(pairs, every_run)):
                 a, b = next(iter(chosen))
-                return f"when {a} and {b}"
+                return when_all([a, b])
     return None
 
 
@@ -127,7 +142,7 @@ def _attach(diagnostic: Diagnostic, conditions: list[PathCondition], every: bool
             if all(label.startswith("when ") for label in labels[:MAX_LISTED]) else " or ".join(labels[:MAX_LISTED])
         if len(labels) > MAX_LISTED:
             label += f" or {len(labels) - MAX_LISTED} other configurations"
-    diagnostic.extra["condition"] = label.replace("when without ", "without ")
+    diagnostic.extra["condition"] = label
     diagnostic.extra["paths"] = [
         {"condition": condition.label, "argv": list(condition.argv), "environment": dict(condition.environment)}
         for condition in conditions

@@ -36,3 +36,13 @@ def test_a_default_never_compared_reads_as_the_negation_of_the_compared_value() 
         if FLAGS.model != "b":
             tf.get_variable("w", [2])
         """) == [("TFS101", "when FLAGS.model != 'b' (the default)")]
+
+
+def test_an_option_not_given_reads_without_when_and_comes_last() -> None:
+    from scopelint.conditions import when_all, when_any
+
+    assert when_all(["without --test"]) == "without --test"
+    assert when_all(["without --ema", "--model=mlp"]) == "when --model=mlp, without --ema"
+    assert when_all(["--ema", "--model=mlp"]) == "when --ema and --model=mlp"
+    assert when_any(["without --test (the default)"]) == "without --test (the default)"
+    assert when_any(["--model=b", "--model=c"]) == "when --model=b or --model=c"

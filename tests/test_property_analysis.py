@@ -52,7 +52,7 @@ def assert_work_bounded(trace: Trace, source: str) -> None:
     """Exploration stops once its budget is spent: at most one run beyond it."""
     runs = [trace, *trace.other_paths]
     total = sum(run.steps for run in runs)
-    budget = min(paths.MAX_PATH_STEPS, max(trace.steps, 1) * paths.MAX_PATH_WORK_FACTOR)
+    budget = paths.work_budget(trace.steps)
     assert len(runs) <= paths.MAX_PATHS, f"{len(runs)} runs on:\n{source}"
     assert total <= budget + max(run.steps for run in runs), f"{total} steps against a budget of {budget} on:\n{source}"
 

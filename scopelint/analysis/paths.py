@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from scopelint.analysis import config_values as cfg
+from scopelint import conditions
 from scopelint.analysis import interpreter, module_files, project, replay
 from scopelint.trace import PathCondition, Trace
 
@@ -45,7 +46,7 @@ def _explore(parsed: project.Parsed, path: str) -> Trace:
     first.condition = replace(describe(default_config), stopped=first.stopped_by_program)
     if not default_config.candidates:
         return first  # the program never tested its configuration: one path is all there is
-    budget = min(MAX_PATH_STEPS, max(first.steps, 1) * MAX_PATH_WORK_FACTOR)
+    budget = work_budget(first.steps)
     spent = first.steps
     queue = [dict(child) for child in _children({}, default_config)]
     seen = {_frozen({})} | {_frozen(child) for child in queue}
@@ -65,6 +66,11 @@ def _explore(parsed: project.Parsed, path: str) -> Trace:
                 seen.add(key)
                 queue.append(child)
     return first
+
+
+def work_budget(default_run_steps: int) -> int:
+    """The steps all runs of a module may take together (the default run's included)."""
+    return min(MAX_PATH_STEPS, max(default_run_steps, 1) * MAX_PATH_WORK_FACTOR)
 
 
 def _children(assignment: dict[str, Any], config: cfg.ConfigState) -> list[dict[str, Any]]:
@@ -131,13 +137,8 @@ def describe(config: cfg.ConfigState) -> PathCondition:
     read = [int(key.split(":")[1]) for key in config.declared if key.startswith("argv:")]
     if read:
         argv = [positional.get(i, ARGV_FILLER) for i in range(1, max(read) + 1)] + argv
-    label = DEFAULT_LABEL if not parts else when(" and ".join(parts))
+    label = DEFAULT_LABEL if not parts else conditions.when_all(parts)
     return PathCondition(label, not parts, tuple(argv), tuple(environment), tuple(decisions))
-
-
-def when(spelled: str) -> str:
-    """"when --ema", but "without --ema": the value spelled as a choice reads without "when"."""
-    return spelled if spelled.startswith("without ") else "when " + spelled
 
 
 def _stands_for_others(var: cfg.ConfigVar, value: Any, compared: list[Any]) -> list[str]:
