@@ -129,15 +129,8 @@ def _lookup(importer: str, dotted: str, level: int, found: Path | None) -> Modul
 def _lookups_still_hold(lookups: Sequence[ModuleLookup]) -> bool:
     if not lookups:
         return True
-    import sys
+    from scopelint.analysis.module_files import find_module_file  # no LibCST: a warm run needs none
 
-    # The analysis's own lookup when it is loaded (tests may swap it); else the same function
-    # without importing LibCST (project.py re-exports it).
-    project = sys.modules.get("scopelint.analysis.project")
-    if project is not None:
-        find_module_file = project.find_module_file
-    else:
-        from scopelint.analysis.module_files import find_module_file
     for recorded in lookups:
         found = find_module_file(recorded.importer, recorded.dotted, recorded.level)
         if _lookup(recorded.importer, recorded.dotted, recorded.level, found) != recorded:

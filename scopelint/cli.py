@@ -263,8 +263,8 @@ def _show(args: argparse.Namespace, resolver: SettingsResolver) -> int:
         if args.show_settings:
             sys.stdout.write(show.settings_text(_first_path(args), resolver))
         if args.show_files:
-            sys.stdout.write("".join(f"{path}\n" for path in show.files_to_check(args.paths, resolver)))
-            missing = show.missing_paths(args.paths, resolver)
+            files, missing = show.files_to_check(args.paths, resolver)
+            sys.stdout.write("".join(f"{path}\n" for path in files))
             for path in missing:
                 print(f"{PROGRAM}: {path}: No such file or directory", file=sys.stderr)
             if missing:

@@ -68,19 +68,20 @@ class SettingsResolver:
 
     def __init__(self, cli: CommandLineSettings, fixed: Config | None = None, overrides: dict[str, Any] | None = None) -> None:
         self.cli = cli
-        self.fixed = fixed
-        self.overrides = overrides or {}  # --config KEY=VALUE, on top of every file's configuration
+        # --config KEY=VALUE goes on top of every configuration, applied once where each is loaded.
+        self.overrides = overrides or {}
+        self.fixed = with_overrides(fixed, self.overrides) if fixed is not None else None
         self._config_by_dir: dict[str, Config] = {}
         self._settings_by_config: dict[str | None, engine.CheckSettings] = {}
         self._default_root = Path.cwd().resolve()
 
     def config_for(self, path: str | os.PathLike[str]) -> Config:
         if self.fixed is not None:
-            return with_overrides(self.fixed, self.overrides)
+            return self.fixed
         directory = os.path.abspath(path)
         if not os.path.isdir(directory):
             directory = os.path.dirname(directory)
-        return with_overrides(self._config_of_dir(directory), self.overrides)
+        return self._config_of_dir(directory)
 
     def _config_of_dir(self, directory: str) -> Config:
         known = self._config_by_dir.get(directory)
@@ -88,10 +89,12 @@ class SettingsResolver:
             return known
         found = config_file_in(Path(directory))
         if found is not None:
-            config = load_config(found)
+            config = with_overrides(load_config(found), self.overrides)
         else:
             parent = os.path.dirname(directory)
-            config = Config(root=self._default_root) if parent == directory else self._config_of_dir(parent)
+            # A folder without a file has its parent's configuration, overrides already on it.
+            config = with_overrides(Config(root=self._default_root), self.overrides) if parent == directory \
+                else self._config_of_dir(parent)
         self._config_by_dir[directory] = config
         return config
 

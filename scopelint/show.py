@@ -14,14 +14,12 @@ from scopelint import engine
 from scopelint.project_settings import SettingsResolver
 
 
-def files_to_check(paths: Sequence[str], resolver: SettingsResolver) -> list[str]:
-    """Every file a run of `check PATHS` would read, in the run's order (`-` for stdin)."""
+def files_to_check(paths: Sequence[str], resolver: SettingsResolver) -> tuple[list[str], list[str]]:
+    """Every file a run of `check PATHS` would read, in the run's order (`-` for stdin), and the
+    paths named that do not exist."""
     tasks = engine.discover(paths, resolver("."), resolver)
-    return [task.display_path for task in tasks if not task.missing]
-
-
-def missing_paths(paths: Sequence[str], resolver: SettingsResolver) -> list[str]:
-    return [task.display_path for task in engine.discover(paths, resolver("."), resolver) if task.missing]
+    return ([task.display_path for task in tasks if not task.missing],
+            [task.display_path for task in tasks if task.missing])
 
 
 def settings_text(path: str, resolver: SettingsResolver) -> str:

@@ -193,7 +193,7 @@ class Interpreter:
         except ModelRaise:
             pass  # TensorFlow raised: the program stops here, as it would for real.
         except _UserRaise:
-            self.stopped_by_program = True  # its own check failed (a bad flag value): the run ends
+            self.stopped_by_program = True  # its own raise (a bad flag value) or a NameError: the run ends
         except (_Return, _Break, _Continue):
             pass
         except _Budget:

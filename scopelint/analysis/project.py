@@ -16,7 +16,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from scopelint.analysis.module_files import find_module_file, package_root  # noqa: F401 (re-exported)
+from scopelint.analysis.module_files import find_module_file  # noqa: F401 (re-exported: cache.py records lookups through it)
 from scopelint.analysis.nesting import python_tree
 from scopelint.analysis.positions import Positions, walk
 

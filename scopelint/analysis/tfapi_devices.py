@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
+from scopelint.analysis import config_values as cfg
 from scopelint.analysis import tfapi
 from scopelint.analysis.values import GraphValue, PartialStr, UserFunction
 from scopelint.model import devices as devmodel
@@ -121,9 +122,8 @@ def note_config_decisions(interp: "Interpreter", callee: Any, args: list[Any], k
     returns None exactly when it is 0 (and no cluster is given), so the path driver must also run
     the program with another value, and a TFS404 found only at the default says "with the default
     flags", not "on every path"."""
-    from scopelint.analysis import config_values as cfg
-
-    if not isinstance(callee, tfapi.TFRef) or tfapi.canonical(callee.path) != "tf.train.replica_device_setter":
+    # TFRef paths are canonical already (the interpreter resolves them so).
+    if not isinstance(callee, tfapi.TFRef) or callee.path != "tf.train.replica_device_setter":
         return
     bound = tfapi.bind(SETTER_PARAMETERS, args, kwargs)
     ps_tasks = bound.get("ps_tasks")
