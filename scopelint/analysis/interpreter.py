@@ -31,6 +31,7 @@ from scopelint.analysis.values import (
     Env,
     GeneratorContext,
     Instance,
+    ModuleContext,
     ModuleValue,
     PartialStr,
     TFRef,
@@ -111,14 +112,6 @@ class Frame:
 
     def __post_init__(self) -> None:
         self.related = Related(self.site, f"{_ordinal(self.ordinal)} call of `{self.function}`")
-
-
-@dataclass
-class ModuleContext:
-    path: str
-    positions: Any
-    env: Env
-    executed_defs: set[int] = field(default_factory=set)
 
 
 class Interpreter:

@@ -51,13 +51,12 @@ _PLAIN = (str, int, float, bool, type(None), bytes, complex)
 def fingerprint(interp: Any, keep: list[Any] | None = None) -> list[Any]:
     """The phase's inputs, spelt as a flat token list (equal lists: equal states); every object
     walked is appended to `keep`."""
-    from scopelint.analysis.tfapi_devices import _FACTS
+    from scopelint.analysis.tfapi_devices import known_facts
 
     tokens: list[Any] = []
     seen: dict[int, int] = {}
     forgotten = interp.forgotten
     config = interp.config
-    from scopelint.analysis.interpreter import ModuleContext
     from scopelint.model.graph import GraphModel
 
     roots: list[Any] = [(name, value) for name, value in interp.__dict__.items() if name not in _LEFT_OUT]
@@ -65,7 +64,7 @@ def fingerprint(interp: Any, keep: list[Any] | None = None) -> list[Any]:
     # out below: the phase only adds to them, and nothing reads them after it).
     roots.append(("targets", [interp.unreached_of(value) for value in interp.module.env.vars.values()]))
     roots.append(("config", config.declared, config.flags, config.overrides))  # FLAGS.x = v included
-    roots.append(("facts", _FACTS.get(interp)))
+    roots.append(("facts", known_facts(interp)))
     stack: list[Any] = [roots]
     if keep is None:
         keep = []  # every object walked stays alive, so that ids are not reused meanwhile

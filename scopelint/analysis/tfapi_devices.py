@@ -68,6 +68,11 @@ class DeviceFacts:
 _FACTS: "weakref.WeakKeyDictionary[Any, DeviceFacts]" = weakref.WeakKeyDictionary()
 
 
+def known_facts(interp: "Interpreter") -> "DeviceFacts | None":
+    """What this run learnt about setters so far, without creating it (replay.py reads it)."""
+    return _FACTS.get(interp)
+
+
 def facts_of(interp: "Interpreter") -> DeviceFacts:
     facts = _FACTS.get(interp)
     if facts is None:

@@ -265,3 +265,14 @@ class Env:
             self.module_env().vars[name] = value
         else:
             self.vars[name] = value
+
+
+
+@dataclass
+class ModuleContext:
+    """The module being run: its file, position table and namespace, and which of its `def`s ran."""
+
+    path: str
+    positions: Any
+    env: Env
+    executed_defs: set[int] = field(default_factory=set)
