@@ -36,6 +36,7 @@ import libcst as cst
 
 from scopelint.analysis import config_values as cfg
 from scopelint.analysis.positions import Positions
+from scopelint.analysis.values import ModuleContext
 
 # Interpreter fields the fingerprint leaves out: outputs (extra_events), counters handled apart
 # (steps, total_steps), the configuration (compared by its declarations and by the values read),
