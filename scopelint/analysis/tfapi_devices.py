@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from scopelint.analysis import config_values as cfg
+from scopelint.analysis.bindings import BindingVisitor, plain_names
 from scopelint.analysis import tfapi
 from scopelint.analysis.values import GraphValue, PartialStr, UserFunction
 from scopelint.model import devices as devmodel
@@ -294,7 +295,7 @@ def _dotted(node: cst.BaseExpression) -> str | None:
     return None
 
 
-class _Bindings(cst.CSTVisitor):
+class _Bindings(BindingVisitor):
     """Every place a name is bound, and whether the file uses tf.compat.v1."""
 
     def __init__(self) -> None:
@@ -333,55 +334,16 @@ class _Bindings(cst.CSTVisitor):
         if text is not None:
             self.dotted.append(text)
 
-    def _targets(self, target: cst.BaseExpression) -> None:
-        for name in _names_in(target):
+    def bind_target(self, target: cst.BaseExpression) -> None:
+        for name in plain_names(target):
             self._bind(name, "other")
 
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._targets(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._targets(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._targets(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._targets(node.target)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self._targets(node.asname.name)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None:
-            self._targets(node.name.name)
-
-    def visit_Param(self, node: cst.Param) -> None:
-        self._bind(node.name.value, "other")
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._bind(node.name.value, "other")
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._bind(node.name.value, "other")
+    def bind_name(self, name: cst.Name) -> None:
+        self._bind(name.value, "other")
 
     def visit_Global(self, node: cst.Global) -> None:
         for item in node.names:
             self._bind(item.name.value, "other")
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._targets(node.target)
-
-
-def _names_in(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for element in target.elements for name in _names_in(element.value)]
-    if isinstance(target, cst.StarredElement):
-        return _names_in(target.value)
-    return []
 
 
 def _tf2_names(module: cst.Module | None) -> frozenset[str]:

@@ -19,6 +19,8 @@ from typing import Any
 
 import libcst as cst
 
+from scopelint.analysis.bindings import BindingVisitor
+
 # Python 2 builtins that Python 3 dropped: code written for Python 2 may still run under it.
 _PYTHON2_BUILTINS = frozenset({
     "xrange", "unicode", "basestring", "long", "raw_input", "reduce", "file", "execfile", "unichr",
@@ -54,7 +56,7 @@ def _compute(module: Any) -> frozenset[int]:
     )
 
 
-class _Collector(cst.CSTVisitor):
+class _Collector(BindingVisitor):
     """Every name the module may bind, and every Name that could be a load."""
 
     def __init__(self) -> None:
@@ -63,42 +65,13 @@ class _Collector(cst.CSTVisitor):
         self.dynamic = False
         self._not_loads: set[int] = set()  # Name nodes that are not expressions (attribute names, ...)
 
-    def _bind_target(self, node: cst.CSTNode) -> None:
+    def bind_target(self, target: cst.BaseExpression) -> None:
         # Conservative: every Name inside a target binds (`a.b = 1` counts `a` as bound too).
-        node.visit(_Names(self.bound))
+        target.visit(_Names(self.bound))
 
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._bind_target(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._bind_target(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._bind_target(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._bind_target(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._bind_target(node.target)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        self._bind_target(node.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._bind_target(node.target)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.bound.add(node.name.value)
-        self._not_loads.add(id(node.name))
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.bound.add(node.name.value)
-        self._not_loads.add(id(node.name))
-
-    def visit_Param(self, node: cst.Param) -> None:
-        self.bound.add(node.name.value)
-        self._not_loads.add(id(node.name))
+    def bind_name(self, name: cst.Name) -> None:
+        self.bound.add(name.value)
+        self._not_loads.add(id(name))  # a def, class or parameter name is no load
 
     def visit_Global(self, node: cst.Global) -> None:
         for item in node.names:
@@ -119,7 +92,7 @@ class _Collector(cst.CSTVisitor):
     def visit_Import(self, node: cst.Import) -> bool:
         for alias in node.names:
             if alias.asname is not None:
-                self._bind_target(alias.asname.name)
+                self.bind_target(alias.asname.name)
             else:
                 first = alias.name
                 while isinstance(first, cst.Attribute):
@@ -135,7 +108,7 @@ class _Collector(cst.CSTVisitor):
             return False
         for alias in node.names:
             if alias.asname is not None:
-                self._bind_target(alias.asname.name)
+                self.bind_target(alias.asname.name)
             elif isinstance(alias.name, cst.Name):
                 self.bound.add(alias.name.value)
         if node.module is not None:
