@@ -25,8 +25,9 @@ _FILE_DIRECTIVE = re.compile(rf"#\s*scopelint\s*:\s*noqa(?::\s*(?P<codes>{_LIST}
 _LINE_DIRECTIVE = re.compile(rf"#\s*noqa(?::\s*(?P<codes>{_LIST}))?", re.IGNORECASE)
 _SPLIT = re.compile(r"[\s,]+")
 # Another tool's code (flake8's E501, pylint's W0611, ruff's RUF100): the same `# noqa` comment
-# serves every linter, so such codes are never scopelint's business (ruff's `external`).
-_FOREIGN_CODE = re.compile(r"(?!TFS)[A-Z]+\d+", re.IGNORECASE)
+# serves every linter, so such codes are never scopelint's business (ruff's `external`).  A code
+# that starts like ours (`TF101`, a letter short) is a typo of ours, reported as unknown.
+_FOREIGN_CODE = re.compile(r"(?!TF)[A-Z]+\d+", re.IGNORECASE)
 
 
 def is_foreign_code(written: str) -> bool:

@@ -103,3 +103,9 @@ def test_other_tools_codes_are_left_alone() -> None:
     apply_noqa([finding("TFS101", 1)], directives, resolve)
     reports = unused_directives(directives, resolve, enabled=lambda code: True)
     assert [(r.directive.line, r.message()) for r in reports] == [(3, "Unused `noqa` directive (unused: TFS102)")]
+
+
+def test_a_misspelt_code_of_ours_is_unknown_not_foreign() -> None:
+    directives = parse_noqa("a  # noqa: TF101\n")
+    reports = unused_directives(directives, resolve, enabled=lambda code: True)
+    assert [r.message() for r in reports] == ["Unused `noqa` directive (unknown: TF101)"]
