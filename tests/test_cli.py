@@ -278,7 +278,9 @@ def test_module_help_version_and_no_command() -> None:
 
 def test_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     """`scopelint check . | head -1`: the reader leaving early is no internal error and no traceback."""
-    body = "".join(f'with tf.variable_scope("s{i}"):\n    tf.get_variable("w", [1])\n    tf.get_variable("w", [1])\n' for i in range(300))
+    # ~4x the 64 KB a pipe buffers: the reader closes before the child has written everything, so
+    # the pipe really breaks (with 300 scopes the output fitted and the child sometimes exited 1 first).
+    body = "".join(f'with tf.variable_scope("s{i}"):\n    tf.get_variable("w", [1])\n    tf.get_variable("w", [1])\n' for i in range(1500))
     (tmp_path / "many.py").write_text(TF_HEADER + body)
     env = {key: value for key, value in os.environ.items() if key not in ("FORCE_COLOR", "NO_COLOR")}
     child = subprocess.Popen([sys.executable, "-m", "scopelint", "check", "--no-cache", "--output-format", "concise", "many.py"], cwd=tmp_path, env=env,
