@@ -119,3 +119,20 @@ def _edit_file(file: Path, codes_by_line: dict[int, list[str]], report: AddNoqaR
         return
     file.write_bytes(edited.encode(encoding))
     report.files.append(str(file))
+
+
+def line_with_noqa(source: str, line: int, codes: list[str]) -> tuple[str, str] | None:
+    """One line's text before and after adding `codes` to its directive (without the line end), as
+    --add-noqa would write it: for the language server's code action.  None when the line cannot
+    take a comment or already suppresses these codes."""
+    report = AddNoqaReport()
+    lines = _split_lines(source)
+    if not 1 <= line <= len(lines):
+        return None
+    try:
+        edited = _split_lines(_with_directives(source, {line: codes}, "", report))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    if report.added == 0:
+        return None
+    return lines[line - 1].rstrip("\r\n"), edited[line - 1].rstrip("\r\n")
