@@ -11,8 +11,8 @@ What an editor gets:
 - hover on a variable-creating call: the predicted full name, shape, dtype, size and device of each
   variable it creates (the rows `scopelint layout` shows).
 
-Analysis runs in a worker thread so that the server keeps reading messages; a result for a version
-of the buffer that has since changed is dropped, not published.  pygls is an optional dependency
+Analysis runs in a worker thread, one at a time, so that the server keeps reading messages; a
+result for a version of the buffer that has since changed is dropped, not published.  pygls is an optional dependency
 (`pip install "scopelint[lsp]"`), imported only by this command.
 """
 from __future__ import annotations
@@ -230,10 +230,17 @@ def build_server():  # -> pygls.lsp.server.LanguageServer
             data={"index": index, "name": diagnostic.name},
         )
 
+    # One analysis at a time: the analyzer's caches are per process, not per thread, and a burst of
+    # keystrokes needs only its last version analysed (those queued behind it are skipped).
+    one_at_a_time = asyncio.Lock()
+
     async def refresh(uri: str) -> None:
         document = server.workspace.get_text_document(uri)
         version, source = document.version, document.source
-        result = await asyncio.to_thread(analyse, source, path_of_uri(uri), version)
+        async with one_at_a_time:
+            if server.workspace.get_text_document(uri).source != source:
+                return  # typed over while waiting
+            result = await asyncio.to_thread(analyse, source, path_of_uri(uri), version)
         current = server.workspace.get_text_document(uri)
         if current.version != version or current.source != source:
             return  # the buffer changed meanwhile: the analysis of the newer text will publish
@@ -293,11 +300,12 @@ def build_server():  # -> pygls.lsp.server.LanguageServer
         return actions
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(params: types.HoverParams) -> types.Hover | None:
+    async def hover(params: types.HoverParams) -> types.Hover | None:
         uri = params.text_document.uri
         document = server.workspace.get_text_document(uri)
         analysis = current(uri) or Analysis(document.version, document.source, path_of_uri(uri))
-        trace = trace_of(analysis)
+        async with one_at_a_time:
+            trace = await asyncio.to_thread(trace_of, analysis)
         if trace is None:
             return None
         position = document.position_from_client_units(params.position)
