@@ -19,6 +19,7 @@ from pathlib import Path
 
 from scopelint.engine import PARSE_ERROR_CODE, STDIN_PATH, UNUSED_NOQA_CODE, RunResult, resolve_code
 from scopelint.noqa import parse_noqa
+from scopelint.notebooks import is_notebook
 
 # Python's own line ends (str.splitlines also splits on form feeds and other characters).
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
@@ -88,6 +89,10 @@ def add_noqa(run: RunResult) -> AddNoqaReport:
         path, line = diagnostic.site.path, diagnostic.site.line
         if path == STDIN_PATH or path in untouchable:
             report.skipped.append((path, line, "the file is stdin, did not parse, or scopelint failed on it"))
+            continue
+        if is_notebook(path):
+            # Its lines count in cells of a JSON document: the comment goes in the cell, by hand.
+            report.skipped.append((path, line, f"a notebook (cell {diagnostic.site.cell}): add the comment in the cell"))
             continue
         if diagnostic.code not in wanted[path][line]:
             wanted[path][line].append(diagnostic.code)
