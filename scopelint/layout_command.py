@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser = subparsers.add_parser("layout", help="show the predicted variables, devices and load per ps task", parents=parents)
     parser.add_argument("paths", nargs="+", metavar="PATH", help="programs to analyse: files, folders ('-' reads stdin)")
     # --format was the first spelling; `check` says --output-format, so both are accepted.
-    parser.add_argument("--output-format", "--format", dest="output_format", choices=list(layout.FORMATS), default="table",
+    parser.add_argument("--output-format", "--format", dest="output_format", choices=[*layout.FORMATS, "html"], default="table",
                         help="output format (default: table)")
     parser.add_argument("--stdin-filename", metavar="PATH", help="the name to report for source read from stdin")
     parser.set_defaults(handler=command_layout)
@@ -98,6 +98,10 @@ def command_layout(args: argparse.Namespace) -> int:
             sys.stdout.write(json.dumps(documents[0], indent=2) + "\n")
         elif not single:
             sys.stdout.write(json.dumps(documents, indent=2) + "\n")
+    elif args.output_format == "html":
+        from scopelint.layout_html import layout_html
+
+        sys.stdout.write(layout_html(layouts))  # one page, every file a section of it
     elif args.output_format == "csv":
         if layouts:
             sys.stdout.write(layout.layout_csv_many(layouts))
