@@ -47,8 +47,9 @@ PREFILTER_MARKER = b"tensorflow"
 PARSE_ERROR_CODE = "TFS000"
 UNUSED_NOQA_CODE = "TFS900"
 STDIN_PATH = "-"
-# Files a folder walk checks, as ruff's default `include`: Python modules and Jupyter notebooks.
-CHECKED_SUFFIXES = (".py", ".ipynb")
+# Files a folder walk checks, as ruff's default `include`: Python modules and Jupyter notebooks
+# (`include` / `extend-include` in the configuration change it).
+DEFAULT_INCLUDE: tuple[str, ...] = ("*.py", "*.ipynb")
 # Larger files get TFS000 "too large to analyse" (see the module docstring for the measurement);
 # the same bound as for following a project module through an import.
 MAX_SOURCE_BYTES = 2_000_000
@@ -112,6 +113,7 @@ class CheckSettings:
     enabled: frozenset[str]  # rule codes that report
     root: str = "."  # directory that exclude and per-file-ignores patterns are relative to
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    include: tuple[str, ...] = DEFAULT_INCLUDE  # gitignore-style patterns of the files a walk checks
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()  # (glob, codes)
     respect_gitignore: bool = True  # skip what .gitignore lists when walking folders
     force_exclude: bool = False  # apply exclude to paths named on the command line too
@@ -272,7 +274,7 @@ def _walk(directory: str, settings_for: SettingsFor) -> Iterable[str]:
             child = os.path.join(current, name)
             # Regular files only (symlinks followed): a FIFO would block the read, and a socket,
             # a broken symlink or a loop cannot be read at all; none of them is source code.
-            if name.endswith(CHECKED_SUFFIXES) and not _skipped_when_walking(child, settings, False) and os.path.isfile(child):
+            if file_selection.matches(child, settings.include, settings.root, False) and not _skipped_when_walking(child, settings, False) and os.path.isfile(child):
                 yield child
 
 

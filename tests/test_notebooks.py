@@ -191,3 +191,22 @@ def _settings():
     from scopelint.project_settings import CommandLineSettings, SettingsResolver
 
     return SettingsResolver(CommandLineSettings())(".")
+
+
+def test_include_and_extend_include(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """ruff's `include` (the files a walk checks) and `extend-include` (more of them)."""
+    (tmp_path / "model.ipynb").write_text(_notebook(*SHARED_TWICE))
+    program = 'import tensorflow.compat.v1 as tf\nw = tf.get_variable("w", [2])\nv = tf.get_variable("w", [2])\n'
+    (tmp_path / "script.pyw").write_text(program)
+    (tmp_path / "plain.py").write_text(program)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--show-files", "."]) == 0
+    assert capsys.readouterr().out.split() == ["model.ipynb", "plain.py"]
+    (tmp_path / "pyproject.toml").write_text('[tool.scopelint]\nextend-include = ["*.pyw"]\n')
+    assert main(["check", "--show-files", "."]) == 0
+    assert capsys.readouterr().out.split() == ["model.ipynb", "plain.py", "script.pyw"]
+    (tmp_path / "pyproject.toml").write_text('[tool.scopelint]\ninclude = ["*.py"]\n')
+    assert main(["check", "--show-files", "."]) == 0
+    assert capsys.readouterr().out.split() == ["plain.py"]
+    assert main(["check", "--show-settings", "."]) == 0
+    assert 'include = ["*.py"]' in capsys.readouterr().out
