@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from scopelint import engine, layout
+from scopelint import engine, layout, notebooks
 from scopelint.config import ConfigError
 from scopelint.output.terminal import make_console
 from scopelint.selection import SelectorError
@@ -59,14 +59,30 @@ def _layout_of(task: engine.FileTask, stdin_data: bytes | None, shown_as: str) -
     oversize = engine.too_large(data)
     if oversize is not None:
         return f"{shown_as}: {oversize}"
-    source, failure = engine.decode_source(data, shown_as)
-    if failure is not None:
-        return f"{shown_as}:{failure.site.line}:{failure.site.column}: {failure.message}"
+    concatenated = None
+    if notebooks.is_notebook(shown_as):
+        # A notebook's code cells are one program (notebooks.py), its places at cell:line.
+        try:
+            document = notebooks.read_notebook(data)
+        except notebooks.NotANotebook as problem:
+            return f"{shown_as}: {problem}"
+        if not notebooks.is_python_notebook(document):
+            return layout.build_layout(Trace(shown_as, uses_tensorflow=False))
+        concatenated = notebooks.concatenate(document)
+        source: str | None = concatenated.source
+    else:
+        source, failure = engine.decode_source(data, shown_as)
+        if failure is not None:
+            return f"{shown_as}:{failure.site.line}:{failure.site.column}: {failure.message}"
     assert source is not None
     try:
         trace = analyze_source(source, shown_as)
     except ParseFailure as parse_failure:
-        return f"{shown_as}:{parse_failure.line}:{parse_failure.column}: {parse_failure.message}"
+        where = (f"cell {concatenated.cell_of(parse_failure.line)[0]}:{concatenated.cell_of(parse_failure.line)[1]}"
+                 if concatenated is not None else str(parse_failure.line))
+        return f"{shown_as}:{where}:{parse_failure.column}: {parse_failure.message}"
+    if concatenated is not None:
+        notebooks.translate_trace(trace, shown_as, concatenated)
     return layout.build_layout(trace)
 
 

@@ -153,6 +153,14 @@ def translate(diagnostic, path: str, concatenated: Concatenated):
     )
 
 
+def translate_trace(trace, path: str, concatenated: Concatenated) -> None:
+    """The trace's variable and event places (in every explored run) moved to cell:line, in place:
+    for `scopelint layout` of a notebook."""
+    for run in [trace, *trace.other_paths]:
+        for item in [*run.variables, *run.events]:
+            item.site = _translated(item.site, path, concatenated)
+
+
 def check_notebook(data: bytes, path: str, settings, check_python: Callable):
     """engine.check_source for a notebook: `check_python` checks the concatenated cells."""
     from scopelint import engine

@@ -210,3 +210,15 @@ def test_include_and_extend_include(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert capsys.readouterr().out.split() == ["plain.py"]
     assert main(["check", "--show-settings", "."]) == 0
     assert 'include = ["*.py"]' in capsys.readouterr().out
+
+
+def test_layout_of_a_notebook(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["layout", "model.ipynb", "--output-format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [(v["name"], v["shape"], v["location"]) for v in data["variables"]] == [("tower/w", [3, 4], "model.ipynb:cell 3:4:16")]
+    assert data["raises"][0]["location"] == "model.ipynb:cell 3:4:16"
+    (project / "broken.ipynb").write_text('{"cells": ["import tensorflow')
+    assert main(["layout", ".", "--output-format", "json"]) == 2  # the broken one is named on stderr
+    captured = capsys.readouterr()
+    assert "broken.ipynb: not a valid Jupyter notebook" in captured.err
+    assert [document["path"] for document in json.loads(captured.out)] == ["model.ipynb"]
