@@ -95,8 +95,12 @@ def _bytes_of(source: str) -> bytes:
 def analyse(source: str, path: str, version: int | None = None) -> Analysis:
     """The findings `scopelint check` reports for this text at this path (its nearest configuration,
     its per-file-ignores, its noqa comments), keeping only those placed in this file."""
+    from scopelint import notebooks
     from scopelint.project_settings import CommandLineSettings, SettingsResolver
 
+    if notebooks.is_notebook(path):
+        # A notebook opened as text is its JSON: cell:line places do not map onto that buffer.
+        return Analysis(version, source, path)
     resolver = SettingsResolver(CommandLineSettings())
     result = engine.check_source(_bytes_of(source), path, resolver(path))
     own = [diagnostic for diagnostic in result.diagnostics if diagnostic.site.path == path]
