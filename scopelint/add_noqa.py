@@ -19,6 +19,7 @@ from pathlib import Path
 
 from scopelint.engine import PARSE_ERROR_CODE, STDIN_PATH, UNUSED_NOQA_CODE, RunResult, resolve_code
 from scopelint.noqa import parse_noqa
+from scopelint.notebooks import is_notebook
 
 # Python's own line ends (str.splitlines also splits on form feeds and other characters).
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
@@ -89,6 +90,10 @@ def add_noqa(run: RunResult) -> AddNoqaReport:
         if path == STDIN_PATH or path in untouchable:
             report.skipped.append((path, line, "the file is stdin, did not parse, or scopelint failed on it"))
             continue
+        if is_notebook(path):
+            # Its lines count in cells of a JSON document: the comment goes in the cell, by hand.
+            report.skipped.append((path, line, f"a notebook (cell {diagnostic.site.cell}): add the comment in the cell"))
+            continue
         if diagnostic.code not in wanted[path][line]:
             wanted[path][line].append(diagnostic.code)
     for path, codes_by_line in wanted.items():
@@ -119,3 +124,20 @@ def _edit_file(file: Path, codes_by_line: dict[int, list[str]], report: AddNoqaR
         return
     file.write_bytes(edited.encode(encoding))
     report.files.append(str(file))
+
+
+def line_with_noqa(source: str, line: int, codes: list[str]) -> tuple[str, str] | None:
+    """One line's text before and after adding `codes` to its directive (without the line end), as
+    --add-noqa would write it: for the language server's code action.  None when the line cannot
+    take a comment or already suppresses these codes."""
+    report = AddNoqaReport()
+    lines = _split_lines(source)
+    if not 1 <= line <= len(lines):
+        return None
+    try:
+        edited = _split_lines(_with_directives(source, {line: codes}, "", report))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    if report.added == 0:
+        return None
+    return lines[line - 1].rstrip("\r\n"), edited[line - 1].rstrip("\r\n")

@@ -143,12 +143,13 @@ def _lookups_still_hold(lookups: Sequence[ModuleLookup]) -> bool:
 
 
 def _site_to_json(site: Site) -> list[Any]:
-    return [site.path, site.line, site.column, site.end_line, site.end_column]
+    return [site.path, site.line, site.column, site.end_line, site.end_column, site.cell]
 
 
 def _site_from_json(value: list[Any]) -> Site:
-    path, line, column, end_line, end_column = value
-    return Site(str(path), int(line), int(column), int(end_line), int(end_column))
+    path, line, column, end_line, end_column, *cell = value
+    return Site(str(path), int(line), int(column), int(end_line), int(end_column),
+                int(cell[0]) if cell and cell[0] is not None else None)
 
 
 def _diagnostic_to_json(diagnostic: Diagnostic) -> dict[str, Any]:

@@ -386,6 +386,13 @@ def add_migrate_command(subparsers: argparse._SubParsersAction) -> None:
     register(subparsers, parents=[_color_options()])
 
 
+def add_server_command(subparsers: argparse._SubParsersAction) -> None:
+    """`scopelint server`: the Language Server lives in scopelint/server.py."""
+    from scopelint.server import register
+
+    register(subparsers, parents=[])
+
+
 # ---------------------------------------------------------------------------------------------------
 # parser and entry point
 
@@ -403,6 +410,7 @@ SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     add_layout_command,
     add_verify_command,
     add_migrate_command,
+    add_server_command,
 ]
 
 

@@ -20,7 +20,7 @@ except ModuleNotFoundError:  # Python 3.10, which requires-python allows: tomli 
 CONFIG_FILE_NAME = "pyproject.toml"
 STANDALONE_CONFIG_FILE_NAME = "scopelint.toml"
 
-_LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
+_LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "include", "extend-include")
 _BOOL_KEYS = ("respect-gitignore", "force-exclude")
 KNOWN_KEYS = frozenset({*_LIST_KEYS, *_BOOL_KEYS, "per-file-ignores"})
 
@@ -38,6 +38,8 @@ class Config:
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] | None = None  # replaces the default excludes when set
     extend_exclude: tuple[str, ...] = ()
+    include: tuple[str, ...] | None = None  # the files a folder walk checks (default: *.py, *.ipynb)
+    extend_include: tuple[str, ...] = ()
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     respect_gitignore: bool | None = None  # None: the default (True)
     force_exclude: bool | None = None  # None: the default (False)
@@ -126,6 +128,7 @@ def with_overrides(config: Config, overrides: dict[str, Any]) -> Config:
 _FIELD_OF_KEY = {
     "select": "select", "extend-select": "extend_select", "ignore": "ignore", "exclude": "exclude",
     "extend-exclude": "extend_exclude", "per-file-ignores": "per_file_ignores",
+    "include": "include", "extend-include": "extend_include",
     "respect-gitignore": "respect_gitignore", "force-exclude": "force_exclude",
 }
 
@@ -158,6 +161,8 @@ def _config_from_table(table: dict[str, Any], pyproject: Path, where: str, root:
         ignore=lists.get("ignore", ()),
         exclude=lists.get("exclude"),
         extend_exclude=lists.get("extend-exclude", ()),
+        include=lists.get("include"),
+        extend_include=lists.get("extend-include", ()),
         per_file_ignores=per_file_ignores,
         respect_gitignore=flags.get("respect-gitignore"),
         force_exclude=flags.get("force-exclude"),

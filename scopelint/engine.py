@@ -36,7 +36,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
-from scopelint import analysis, file_selection
+from scopelint import analysis, file_selection, notebooks
 from scopelint.cache import ResultCache, recording_module_lookups
 from scopelint.diagnostics import Diagnostic, RuleInfo
 from scopelint.noqa import NoqaDirectives, apply_noqa, parse_noqa, unused_directives
@@ -47,6 +47,9 @@ PREFILTER_MARKER = b"tensorflow"
 PARSE_ERROR_CODE = "TFS000"
 UNUSED_NOQA_CODE = "TFS900"
 STDIN_PATH = "-"
+# Files a folder walk checks, as ruff's default `include`: Python modules and Jupyter notebooks
+# (`include` / `extend-include` in the configuration change it).
+DEFAULT_INCLUDE: tuple[str, ...] = ("*.py", "*.ipynb")
 # Larger files get TFS000 "too large to analyse" (see the module docstring for the measurement);
 # the same bound as for following a project module through an import.
 MAX_SOURCE_BYTES = 2_000_000
@@ -110,6 +113,7 @@ class CheckSettings:
     enabled: frozenset[str]  # rule codes that report
     root: str = "."  # directory that exclude and per-file-ignores patterns are relative to
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    include: tuple[str, ...] = DEFAULT_INCLUDE  # gitignore-style patterns of the files a walk checks
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()  # (glob, codes)
     respect_gitignore: bool = True  # skip what .gitignore lists when walking folders
     force_exclude: bool = False  # apply exclude to paths named on the command line too
@@ -145,6 +149,8 @@ class FileResult:
     internal_errors: list[InternalError] = field(default_factory=list)
     skipped: bool = False  # pre-filtered: never mentions tensorflow
     source_lines: tuple[str, ...] = ()  # kept only when there are diagnostics, for the output
+    # A notebook's source_lines are its concatenated cells: the line where each cell starts in them.
+    cell_starts: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -181,9 +187,17 @@ class RunResult:
     def source_lines(self, path: str) -> tuple[str, ...]:
         return next((result.source_lines for result in self.files if result.path == path), ())
 
+    def lines_at(self, site: Site) -> tuple[str, ...]:
+        """The lines `site.line` counts in: its file's, or in a notebook its cell's and after."""
+        if site.cell is None:
+            return self.source_lines(site.path)
+        result = next((result for result in self.files if result.path == site.path), None)
+        start = result.cell_starts.get(site.cell) if result is not None else None
+        return () if result is None or start is None else result.source_lines[start - 1:]
 
-def diagnostic_sort_key(diagnostic: Diagnostic) -> tuple[str, int, int, str]:
-    return (diagnostic.site.path, diagnostic.site.line, diagnostic.site.column, diagnostic.code)
+
+def diagnostic_sort_key(diagnostic: Diagnostic) -> tuple[str, int, int, int, str]:
+    return (diagnostic.site.path, diagnostic.site.cell or 0, diagnostic.site.line, diagnostic.site.column, diagnostic.code)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -260,7 +274,7 @@ def _walk(directory: str, settings_for: SettingsFor) -> Iterable[str]:
             child = os.path.join(current, name)
             # Regular files only (symlinks followed): a FIFO would block the read, and a socket,
             # a broken symlink or a loop cannot be read at all; none of them is source code.
-            if name.endswith(".py") and not _skipped_when_walking(child, settings, False) and os.path.isfile(child):
+            if file_selection.matches(child, settings.include, settings.root, False) and not _skipped_when_walking(child, settings, False) and os.path.isfile(child):
                 yield child
 
 
@@ -323,7 +337,14 @@ def too_large(data: bytes) -> str | None:
 
 
 def check_source(data: bytes, path: str, settings: CheckSettings) -> FileResult:
-    """Check one file's bytes; `path` is used in findings and for per-file-ignores."""
+    """Check one file's bytes; `path` is used in findings and for per-file-ignores.  A Jupyter
+    notebook's code cells are checked as one module, findings at cell:line (notebooks.py)."""
+    if notebooks.is_notebook(path):
+        return notebooks.check_notebook(data, path, settings, _check_python_source)
+    return _check_python_source(data, path, settings)
+
+
+def _check_python_source(data: bytes, path: str, settings: CheckSettings) -> FileResult:
     result = FileResult(path=path)
     if PREFILTER_MARKER not in data:
         result.skipped = True
@@ -445,7 +466,8 @@ def check_task(task: FileTask, settings: CheckSettings, stdin_data: bytes | None
     if unreadable is not None:
         return unreadable
     assert data is not None
-    if cache is None or task.path == STDIN_PATH or PREFILTER_MARKER not in data:
+    # Notebooks are not cached: their results carry where each cell starts, which the cache does not keep.
+    if cache is None or task.path == STDIN_PATH or PREFILTER_MARKER not in data or notebooks.is_notebook(task.display_path):
         return check_source(data, task.display_path, settings)
     key = cache.key(task.display_path, settings.enabled_for(task.display_path), data)
     cached = cache.load(key)
@@ -481,6 +503,8 @@ def _cached_result(task: FileTask, settings: CheckSettings, cache: ResultCache) 
     assert data is not None
     if PREFILTER_MARKER not in data:
         return check_source(data, task.display_path, settings)
+    if notebooks.is_notebook(task.display_path):
+        return None
     cached = cache.load(cache.key(task.display_path, settings.enabled_for(task.display_path), data))
     if cached is None:
         return None

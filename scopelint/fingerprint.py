@@ -61,6 +61,14 @@ def source_line_reader(run: RunResult) -> Callable[[str, int], str]:
     return line_of
 
 
+def _line_text(run: RunResult, site, line_of: Callable[[str, int], str]) -> str:
+    """The stripped text of the site's first line (in a notebook, of its line in its cell)."""
+    if site.cell is None:
+        return line_of(site.path, site.line).strip()
+    lines = run.lines_at(site)
+    return lines[site.line - 1].strip() if 1 <= site.line <= len(lines) else ""
+
+
 def keyed_findings(run: RunResult, base: str | os.PathLike[str], diagnostics: Sequence[Diagnostic] | None = None) -> list[tuple[Diagnostic, FindingKey, int]]:
     """(finding, key, occurrence) for each of the run's findings (or `diagnostics`), in run order."""
     line_of = source_line_reader(run)
@@ -73,7 +81,7 @@ def keyed_findings(run: RunResult, base: str | os.PathLike[str], diagnostics: Se
             path=relative_path(site.path, base),
             code=diagnostic.code,
             message=diagnostic.message,
-            line_text=line_of(site.path, site.line).strip(),
+            line_text=_line_text(run, site, line_of),
         )
         occurrence = seen.get(key, 0)
         seen[key] = occurrence + 1

@@ -78,7 +78,7 @@ class Layout:
 
 
 def location_of(record: VariableRecord) -> str:
-    return f"{record.site.path}:{record.site.line}:{record.site.column}"
+    return f"{record.site.path}:{record.site.position()}"  # path:cell N:line:col in a notebook
 
 
 def row_of(record: VariableRecord) -> LayoutRow:
@@ -131,7 +131,7 @@ def build_layout(trace: Trace) -> Layout:
         )
         for task, members in sorted(loads.items(), key=lambda item: _task_sort_key(item[0]))
     )
-    raises = tuple((f"{event.site.path}:{event.site.line}:{event.site.column}", event.message)
+    raises = tuple((f"{event.site.path}:{event.site.position()}", event.message)
                    for event in trace.raising_events())
     return Layout(trace.path, rows, ps_tasks, sum(1 for row in rows if not row.certain), raises,
                   unmodelled=not trace.complete,

@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from scopelint import engine, layout
+from scopelint import engine, layout, notebooks
 from scopelint.config import ConfigError
 from scopelint.output.terminal import make_console
 from scopelint.selection import SelectorError
@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser = subparsers.add_parser("layout", help="show the predicted variables, devices and load per ps task", parents=parents)
     parser.add_argument("paths", nargs="+", metavar="PATH", help="programs to analyse: files, folders ('-' reads stdin)")
     # --format was the first spelling; `check` says --output-format, so both are accepted.
-    parser.add_argument("--output-format", "--format", dest="output_format", choices=list(layout.FORMATS), default="table",
+    parser.add_argument("--output-format", "--format", dest="output_format", choices=[*layout.FORMATS, "html"], default="table",
                         help="output format (default: table)")
     parser.add_argument("--stdin-filename", metavar="PATH", help="the name to report for source read from stdin")
     parser.set_defaults(handler=command_layout)
@@ -59,14 +59,30 @@ def _layout_of(task: engine.FileTask, stdin_data: bytes | None, shown_as: str) -
     oversize = engine.too_large(data)
     if oversize is not None:
         return f"{shown_as}: {oversize}"
-    source, failure = engine.decode_source(data, shown_as)
-    if failure is not None:
-        return f"{shown_as}:{failure.site.line}:{failure.site.column}: {failure.message}"
+    concatenated = None
+    if notebooks.is_notebook(shown_as):
+        # A notebook's code cells are one program (notebooks.py), its places at cell:line.
+        try:
+            document = notebooks.read_notebook(data)
+        except notebooks.NotANotebook as problem:
+            return f"{shown_as}: {problem}"
+        if not notebooks.is_python_notebook(document):
+            return layout.build_layout(Trace(shown_as, uses_tensorflow=False))
+        concatenated = notebooks.concatenate(document)
+        source: str | None = concatenated.source
+    else:
+        source, failure = engine.decode_source(data, shown_as)
+        if failure is not None:
+            return f"{shown_as}:{failure.site.line}:{failure.site.column}: {failure.message}"
     assert source is not None
     try:
         trace = analyze_source(source, shown_as)
     except ParseFailure as parse_failure:
-        return f"{shown_as}:{parse_failure.line}:{parse_failure.column}: {parse_failure.message}"
+        where = (f"cell {concatenated.cell_of(parse_failure.line)[0]}:{concatenated.cell_of(parse_failure.line)[1]}"
+                 if concatenated is not None else str(parse_failure.line))
+        return f"{shown_as}:{where}:{parse_failure.column}: {parse_failure.message}"
+    if concatenated is not None:
+        notebooks.translate_trace(trace, shown_as, concatenated)
     return layout.build_layout(trace)
 
 
@@ -98,6 +114,10 @@ def command_layout(args: argparse.Namespace) -> int:
             sys.stdout.write(json.dumps(documents[0], indent=2) + "\n")
         elif not single:
             sys.stdout.write(json.dumps(documents, indent=2) + "\n")
+    elif args.output_format == "html":
+        from scopelint.layout_html import layout_html
+
+        sys.stdout.write(layout_html(layouts))  # one page, every file a section of it
     elif args.output_format == "csv":
         if layouts:
             sys.stdout.write(layout.layout_csv_many(layouts))

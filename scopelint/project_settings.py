@@ -49,12 +49,15 @@ def settings_from(config: Config, cli: CommandLineSettings) -> engine.CheckSetti
     else:
         exclude = engine.DEFAULT_EXCLUDE
     exclude += config.extend_exclude + cli.extend_exclude
+    # ruff's `include` / `extend-include`: which files a folder walk checks (named files always are).
+    include = (config.include if config.include is not None else engine.DEFAULT_INCLUDE) + config.extend_include
     respect_gitignore = next(v for v in (cli.respect_gitignore, config.respect_gitignore, True) if v is not None)
     force_exclude = next(v for v in (cli.force_exclude, config.force_exclude, False) if v is not None)
     return engine.CheckSettings(
         enabled=enabled,
         root=str(config.root),
         exclude=exclude,
+        include=include,
         per_file_ignores=per_file_ignores,
         respect_gitignore=respect_gitignore,
         force_exclude=force_exclude,

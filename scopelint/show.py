@@ -40,6 +40,7 @@ def settings_text(path: str, resolver: SettingsResolver) -> str:
         f"root = \"{settings.root}\"",
         f"enabled = {listed(enabled)}  # {len(enabled)} of {len(rules)} rules",
         f"disabled = {listed(disabled)}",
+        f"include = {listed(settings.include)}",
         f"exclude = {listed(settings.exclude)}",
         f"respect-gitignore = {str(settings.respect_gitignore).lower()}",
         f"force-exclude = {str(settings.force_exclude).lower()}",

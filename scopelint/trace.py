@@ -18,16 +18,25 @@ Shape = tuple[int | None, ...] | None
 
 @dataclass(frozen=True)
 class Site:
-    """A place in a source file; line and column are 1-based, end is exclusive."""
+    """A place in a source file; line and column are 1-based, end is exclusive.
+
+    In a Jupyter notebook, `cell` is the cell's 1-based position among all the notebook's cells and
+    the lines count from that cell's first line (scopelint/notebooks.py), as ruff reports them."""
 
     path: str
     line: int
     column: int
     end_line: int
     end_column: int
+    cell: int | None = None
 
     def short(self) -> str:
-        return f"line {self.line}"
+        return f"line {self.line}" if self.cell is None else f"cell {self.cell}, line {self.line}"
+
+    def position(self) -> str:
+        """`line:col`, or `cell N:line:col` in a notebook."""
+        place = f"{self.line}:{self.column}"
+        return place if self.cell is None else f"cell {self.cell}:{place}"
 
 
 @dataclass(frozen=True)

@@ -135,10 +135,11 @@ def test_json_format() -> None:
     assert (tfs101["name"], tfs101["severity"], tfs101["noqa_row"], tfs101["fix"]) == ("variable-already-exists", "error", 3, None)
     assert tfs101["url"].endswith("/docs/rules/TFS101.md")
     assert tfs101["related"] == [
-        {"message": "first created", "filename": os.path.abspath("pkg/m.py"), "location": {"row": 1, "column": 1}},
-        {"message": "also used", "filename": os.path.abspath("pkg/other.py"), "location": {"row": 7, "column": 5}},
-        {"message": "the scope is re-entered", "filename": None, "location": None},
+        {"message": "first created", "filename": os.path.abspath("pkg/m.py"), "cell": None, "location": {"row": 1, "column": 1}},
+        {"message": "also used", "filename": os.path.abspath("pkg/other.py"), "cell": None, "location": {"row": 7, "column": 5}},
+        {"message": "the scope is re-entered", "filename": None, "cell": None, "location": None},
     ]
+    assert tfs101["cell"] is None  # ruff's field, set in notebooks only
     assert findings[2]["certain"] is False
     assert json.loads(FORMATTERS["json"](RunResult(files=[]), FormatOptions())) == []
 

@@ -30,6 +30,19 @@ ESTIMATOR = "https://www.tensorflow.org/guide/migrate/migrating_estimator"
 
 # Keras 3 is the default from TF 2.16: the shim and tf.compat.v1.layers exist only with tf-keras
 # [measured on 2.21].
+# The short names the recipe cards use for their sources (tf2-migration.md's), explained in the
+# report: (what it stands for, where it is; "" when it names no one page).
+ABBREVIATIONS: dict[str, tuple[str, str]] = {
+    "MM": ("TensorFlow's migration guide: model mapping (track_tf1_style_variables)", MM),
+    "MC": ("TensorFlow's migration guide: migrating checkpoints", MC),
+    "MW": ("TensorFlow's migration guide: multi-worker CPU and GPU training", MW),
+    "PST": ("TensorFlow's parameter server training tutorial", PST),
+    "VC": ("TensorFlow's migration guide: validating correctness and numerical equivalence (steps 1-4)", VC),
+    "T12": ("TensorFlow's migration guide: TF1 vs TF2 behaviour", T12),
+    "OV": ("TensorFlow's migration guide: overview (migrate to TF2)", OV),
+    "DS": ("the TF2 compatibility note in the docstring of tf.compat.v1.<name>, as DS(name)", ""),
+}
+
 SHIM_PREREQUISITES = ("pip install tf-keras", "TF_USE_LEGACY_KERAS=1 set before TensorFlow is imported")
 VALIDATE_VARIABLES = ("VC step 1: variables created once (assert no creations on the second call); "
                       "VC step 2: variable count, names and shapes match the inventory below")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from scopelint.diagnostics import Diagnostic
 from scopelint.engine import RunResult
-from scopelint.output.paths import workspace_path
+from scopelint.output.paths import cell_prefix, file_lines, workspace_path
 from scopelint.output.options import FormatOptions
 
 TYPES = {"error": "error", "warning": "warning", "info": "warning"}
@@ -28,12 +28,12 @@ def logissue(diagnostic: Diagnostic) -> str:
     properties = {
         "type": TYPES.get(diagnostic.severity, "warning"),
         "sourcepath": workspace_path(site.path),
-        "linenumber": str(site.line),
-        "columnnumber": str(site.column),
+        "linenumber": str(file_lines(site)[0]),
+        "columnnumber": str(file_lines(site)[1]),
         "code": diagnostic.code,
     }
     written = "".join(f"{name}={escape_property(value)};" for name, value in properties.items())
-    return f"##vso[task.logissue {written}]{escape_data(f'{diagnostic.code} {diagnostic.message_with_condition}')}"
+    return f"##vso[task.logissue {written}]{escape_data(f'{cell_prefix(site)}{diagnostic.code} {diagnostic.message_with_condition}')}"
 
 
 def format_azure(run: RunResult, options: FormatOptions) -> str:

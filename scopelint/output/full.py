@@ -54,8 +54,8 @@ def related_note(related: Related, diagnostic_path: str) -> str:
     if related.site is None:
         return related.note
     if related.site.path == diagnostic_path:
-        return f"{related.note} (line {related.site.line})"
-    return f"{related.note} ({related.site.path}:{related.site.line}:{related.site.column})"
+        return f"{related.note} ({related.site.short()})"
+    return f"{related.note} ({related.site.path}:{related.site.position()})"
 
 
 def format_full(run: RunResult, options: FormatOptions) -> Text:
@@ -63,7 +63,7 @@ def format_full(run: RunResult, options: FormatOptions) -> Text:
     for diagnostic in run.diagnostics:
         lines = [_header(diagnostic)]
         if options.show_source:
-            lines.extend(_snippet(diagnostic, run.source_lines(diagnostic.path)))
+            lines.extend(_snippet(diagnostic, run.lines_at(diagnostic.site)))
         gutter = " " * (len(str(diagnostic.site.line)) + 1)
         if diagnostic.condition is not None:
             lines.append(Text.assemble(f"{gutter}", ("= note:", "bold"), f" happens {diagnostic.condition}"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from scopelint.diagnostics import Diagnostic
 from scopelint.engine import RunResult
 from scopelint.output.options import FormatOptions
-from scopelint.output.paths import workspace_path
+from scopelint.output.paths import cell_prefix, file_lines, workspace_path
 
 # Workflow command per severity; `info` findings are notices.
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
@@ -26,17 +26,18 @@ def escape_property(text: str) -> str:
 
 def annotation(diagnostic: Diagnostic) -> str:
     site = diagnostic.site
+    line, column, end_line, end_column = file_lines(site)
     properties = {
         "file": workspace_path(site.path),
-        "line": str(site.line),
-        "col": str(site.column),
-        "endLine": str(site.end_line),
-        "endColumn": str(site.end_column),
+        "line": str(line),
+        "col": str(column),
+        "endLine": str(end_line),
+        "endColumn": str(end_column),
         "title": f"{diagnostic.code} ({diagnostic.name})",
     }
     written = ",".join(f"{name}={escape_property(value)}" for name, value in properties.items())
     command = COMMANDS.get(diagnostic.severity, "warning")
-    return f"::{command} {written}::{escape_data(f'{diagnostic.code} {diagnostic.message_with_condition}')}"
+    return f"::{command} {written}::{escape_data(f'{cell_prefix(site)}{diagnostic.code} {diagnostic.message_with_condition}')}"
 
 
 def format_github(run: RunResult, options: FormatOptions) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 from scopelint.engine import RunResult
 from scopelint.fingerprint import fingerprint, keyed_findings
 from scopelint.output.options import FormatOptions
+from scopelint.output.paths import cell_prefix, file_lines
 
 # GitLab's levels are info, minor, major, critical and blocker.  An error is what TensorFlow raises
 # at graph build (the program cannot start): critical; a warning a silent wrong result: major.
@@ -28,11 +29,11 @@ def gitlab_issues(run: RunResult) -> list[dict[str, Any]]:
     issues = []
     for diagnostic, key, occurrence in keyed_findings(run, project_dir()):
         issues.append({
-            "description": f"{diagnostic.code} {diagnostic.message_with_condition}",
+            "description": f"{cell_prefix(diagnostic.site)}{diagnostic.code} {diagnostic.message_with_condition}",
             "check_name": diagnostic.code,
             "fingerprint": fingerprint(key, occurrence),
             "severity": SEVERITIES.get(diagnostic.severity, "major"),
-            "location": {"path": key.path, "lines": {"begin": diagnostic.site.line, "end": diagnostic.site.end_line}},
+            "location": {"path": key.path, "lines": {"begin": file_lines(diagnostic.site)[0], "end": file_lines(diagnostic.site)[2]}},
         })
     return issues
 

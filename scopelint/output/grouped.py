@@ -20,10 +20,10 @@ def format_grouped(run: RunResult, options: FormatOptions) -> Text:
     # run.diagnostics is sorted by path, then position: one group per file, in that order.
     for path, found in groupby(run.diagnostics, key=lambda diagnostic: diagnostic.site.path):
         findings = list(found)
-        width = max(len(f"{d.site.line}:{d.site.column}") for d in findings)  # messages start in one column
+        width = max(len(d.site.position()) for d in findings)  # messages start in one column
         lines = [Text(f"{path}:", style="bold underline")]
         for diagnostic in findings:
-            position = f"{diagnostic.site.line}:{diagnostic.site.column}"
+            position = diagnostic.site.position()  # `cell 3:2:5` in a notebook
             lines.append(Text.assemble("  ", (f"{position:<{width}}", "cyan"), " ", code_text(diagnostic),
                                        f" {diagnostic.message_with_condition}"))
         groups.append(Text("\n").join(lines))

@@ -33,6 +33,7 @@ def diagnostic_to_json(diagnostic: Diagnostic) -> dict[str, Any]:
         "severity": diagnostic.severity,
         "message": diagnostic.message,
         "filename": _filename(site.path),
+        "cell": site.cell,  # ruff's field: in a notebook, the cell the rows count in; else null
         "location": _location(site),
         "end_location": {"row": site.end_line, "column": site.end_column},
         "fix": None,
@@ -45,6 +46,7 @@ def diagnostic_to_json(diagnostic: Diagnostic) -> dict[str, Any]:
             {
                 "message": related.note,
                 "filename": _filename(related.site.path) if related.site else None,
+                "cell": related.site.cell if related.site else None,
                 "location": _location(related.site) if related.site else None,
             }
             for related in diagnostic.related

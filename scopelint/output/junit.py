@@ -12,6 +12,7 @@ from collections import defaultdict
 from scopelint.diagnostics import Diagnostic
 from scopelint.engine import RunResult
 from scopelint.output.options import FormatOptions
+from scopelint.output.paths import file_lines
 
 PACKAGE = "org.scopelint"
 
@@ -37,11 +38,12 @@ def _finding_case(diagnostic: Diagnostic) -> ElementTree.Element:
         name=f"{PACKAGE}.{diagnostic.code}",
         classname=site.path,
         file=site.path,
-        line=str(site.line),
-        column=str(site.column),
+        line=str(file_lines(site)[0]),
+        column=str(file_lines(site)[1]),
     )
     failure = ElementTree.SubElement(case, "failure", message=diagnostic.message, type=f"{diagnostic.code} {diagnostic.name}")
-    failure.text = f"line {site.line}, col {site.column}, {diagnostic.code} [{diagnostic.name}] {diagnostic.message}"
+    place = f"line {site.line}, col {site.column}" if site.cell is None else f"cell {site.cell}, line {site.line}, col {site.column}"
+    failure.text = f"{place}, {diagnostic.code} [{diagnostic.name}] {diagnostic.message}"
     return case
 
 

@@ -3,12 +3,13 @@ and CI problem matchers already read."""
 from __future__ import annotations
 
 from scopelint.engine import RunResult
-from scopelint.output.paths import workspace_path
+from scopelint.output.paths import cell_prefix, file_lines, workspace_path
 from scopelint.output.options import FormatOptions
 
 
 def format_pylint(run: RunResult, options: FormatOptions) -> str:
     lines = []
     for diagnostic in run.diagnostics:
-        lines.append(f"{workspace_path(diagnostic.site.path)}:{diagnostic.site.line}: [{diagnostic.code}] {diagnostic.message_with_condition}\n")
+        site = diagnostic.site
+        lines.append(f"{workspace_path(site.path)}:{file_lines(site)[0]}: [{diagnostic.code}] {cell_prefix(site)}{diagnostic.message_with_condition}\n")
     return "".join(lines)

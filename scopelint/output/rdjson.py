@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from scopelint.engine import RunResult
-from scopelint.output.paths import workspace_path
+from scopelint.output.paths import cell_prefix, file_lines, workspace_path
 from scopelint.output.json_format import rule_url
 from scopelint.output.options import FormatOptions
 from scopelint.trace import Site
@@ -19,9 +19,10 @@ HOMEPAGE = "https://github.com/scopelint/scopelint"
 
 
 def _location(site: Site) -> dict[str, Any]:
+    line, column, end_line, end_column = file_lines(site)
     return {
         "path": workspace_path(site.path),
-        "range": {"start": {"line": site.line, "column": site.column}, "end": {"line": site.end_line, "column": site.end_column}},
+        "range": {"start": {"line": line, "column": column}, "end": {"line": end_line, "column": end_column}},
     }
 
 
@@ -29,12 +30,12 @@ def rdjson_document(run: RunResult) -> dict[str, Any]:
     diagnostics = []
     for diagnostic in run.diagnostics:
         entry: dict[str, Any] = {
-            "message": f"{diagnostic.message_with_condition}",
+            "message": f"{cell_prefix(diagnostic.site)}{diagnostic.message_with_condition}",
             "location": _location(diagnostic.site),
             "severity": SEVERITIES.get(diagnostic.severity, "WARNING"),
             "code": {"value": diagnostic.code, "url": rule_url(diagnostic.code)},
         }
-        related = [{"message": r.note, "location": _location(r.site)} for r in diagnostic.related if r.site is not None]
+        related = [{"message": f"{cell_prefix(r.site)}{r.note}", "location": _location(r.site)} for r in diagnostic.related if r.site is not None]
         if related:
             entry["related_locations"] = related
         diagnostics.append(entry)

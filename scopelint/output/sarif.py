@@ -20,6 +20,7 @@ from scopelint.diagnostics import Diagnostic, RuleInfo
 from scopelint.engine import STDIN_PATH, RunResult, known_rules
 from scopelint.fingerprint import keyed_findings, fingerprint
 from scopelint.output.options import FormatOptions
+from scopelint.output.paths import cell_prefix, file_lines
 from scopelint.trace import Site
 from scopelint.version import VERSION
 
@@ -68,13 +69,14 @@ def _artifact_location(path: str) -> dict[str, str]:
 
 
 def _physical_location(site: Site) -> dict[str, Any]:
+    line, column, end_line, end_column = file_lines(site)  # 1:1 in a notebook (a JSON file)
     return {
         "artifactLocation": _artifact_location(site.path),
         "region": {
-            "startLine": max(site.line, 1),
-            "startColumn": max(site.column, 1),
-            "endLine": max(site.end_line, site.line, 1),
-            "endColumn": max(site.end_column, 1),
+            "startLine": max(line, 1),
+            "startColumn": max(column, 1),
+            "endLine": max(end_line, line, 1),
+            "endColumn": max(end_column, 1),
         },
     }
 
@@ -83,18 +85,22 @@ def _result(diagnostic: Diagnostic, rule_index: dict[str, int], fingerprint_valu
     result: dict[str, Any] = {
         "ruleId": diagnostic.code,
         "level": _level(diagnostic.severity),
-        "message": {"text": diagnostic.message},
+        "message": {"text": f"{cell_prefix(diagnostic.site)}{diagnostic.message}"},
         "locations": [{"physicalLocation": _physical_location(diagnostic.site)}],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint_value},
         "properties": {"certain": diagnostic.certain, "name": diagnostic.name},
     }
+    if diagnostic.site.cell is not None:
+        # Where in the notebook: SARIF regions count the file's lines, and a notebook's are JSON.
+        result["properties"]["cell"] = diagnostic.site.cell
+        result["properties"]["cellLocation"] = {"row": diagnostic.site.line, "column": diagnostic.site.column}
     if diagnostic.condition is not None:
         result["properties"]["condition"] = diagnostic.condition
         result["properties"]["paths"] = diagnostic.extra.get("paths", [])
     if diagnostic.code in rule_index:
         result["ruleIndex"] = rule_index[diagnostic.code]
     related = [
-        {"id": number, "message": {"text": note.note}, "physicalLocation": _physical_location(note.site)}
+        {"id": number, "message": {"text": f"{cell_prefix(note.site)}{note.note}"}, "physicalLocation": _physical_location(note.site)}
         for number, note in enumerate(diagnostic.related, start=1)
         if note.site is not None
     ]

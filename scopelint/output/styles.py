@@ -14,7 +14,7 @@ def location_text(diagnostic: Diagnostic) -> Text:
     text = Text()
     text.append(site.path, style="bold")
     text.append(":")
-    text.append(f"{site.line}:{site.column}:", style="cyan")
+    text.append(f"{site.position()}:", style="cyan")  # `cell 3:2:5:` in a notebook, as ruff
     return text
 
 
