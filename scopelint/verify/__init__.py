@@ -175,8 +175,38 @@ def _predict(options: VerifyOptions) -> _Prediction:
         _refuse_what_python_cannot_compile(program.prediction_source, program.path)
         note = f"scopelint cannot parse the program (line {failure.line}): {failure.message}"
         return _Prediction(program, [], [], False, dict(DEFAULT_CLUSTER), None, note, _tf1_reason(options, program))
-    return _Prediction(program, trace.final_variables(), raising_findings(trace, _findings(trace)), trace.complete,
-                       fallback_cluster(trace), literal_cluster(trace), None, _tf1_reason(options, program), trace)
+    run = run_for_args(trace, options.args)
+    return _Prediction(program, run.final_variables(), raising_findings(run, _findings(run)), run.complete,
+                       fallback_cluster(run), literal_cluster(run), None, _tf1_reason(options, program), trace)
+
+
+def run_for_args(trace: Any, args: list[str]) -> Any:
+    """The analysed run (analysis/paths.py) whose configuration the program's arguments select:
+    `-- --job_name=worker` is compared with the run where FLAGS.job_name == 'worker', not with the
+    default run.  The run whose condition's arguments all appear in `args`, the most of them; else
+    the default run."""
+    given = set(_normalized(args))
+    best, best_count = trace, 0
+    for run in trace.other_paths:
+        wanted = list(run.condition.argv) if run.condition is not None else []
+        if wanted and set(_normalized(wanted)) <= given and len(wanted) > best_count:
+            best, best_count = run, len(wanted)
+    return best
+
+
+def _normalized(args: list[str]) -> list[str]:
+    """`--flag value` as `--flag=value`, so that both spellings select the same run."""
+    result: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg.startswith("--") and "=" not in arg and index + 1 < len(args) and not args[index + 1].startswith("-"):
+            result.append(f"{arg}={args[index + 1]}")
+            index += 2
+            continue
+        result.append(arg)
+        index += 1
+    return result
 
 
 def _tf1_reason(options: VerifyOptions, program: Any) -> str | None:
