@@ -12,11 +12,13 @@ talks only to the ps tasks and itself.
 Reported only when it is proven: a worker Server of this process (its job known to be a worker job)
 in a literal cluster with two or more tasks in that job, a session opened after it, and a config
 that is certainly without filters (none given, or a `ConfigProto(...)` call without
-`device_filters`, in a file that never mentions `device_filters`).  In-graph replication (one
+`device_filters`, in a file that mentions `device_filters` only as such a keyword).  In-graph replication (one
 client, no Server of its own) is not reported.
 """
 from __future__ import annotations
 
+import io
+import tokenize
 import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -94,7 +96,7 @@ def _config(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node
 
 
 def _without_filters(config: Any, given: bool) -> bool:
-    if not given:
+    if not given or config is None:  # config=None is TensorFlow's default: no filters
         return True
     return isinstance(config, ContextValue) and bool(config.args.get(NO_FILTERS))
 
@@ -153,14 +155,36 @@ def supervisor_session(interp: "Interpreter", name: str, args: list[Any], kwargs
 
 
 def finish_module(interp: "Interpreter", module: cst.Module) -> None:
-    """A file that mentions device_filters anywhere may set them in ways not followed (a config's
-    `device_filters.append(...)`): its reports are withdrawn (never build on the unknown)."""
+    """A file that mentions device_filters other than as a ConfigProto keyword may set them in ways
+    not followed (a config's `device_filters.append(...)`): its reports are withdrawn (never build
+    on the unknown)."""
     facts = _FACTS.get(interp)
     if facts is None or not facts.events:
         return
-    if "device_filters" in module.code:
+    if _mentioned_otherwise(module.code):
         for event in facts.events:
             event.certain = False
+
+
+def _mentioned_otherwise(code: str) -> bool:
+    """`device_filters` in the code (not in strings or comments) other than as a keyword argument
+    (`ConfigProto(device_filters=...)`, which the handler reads): `config.device_filters.append(...)`,
+    a variable of that name, ..."""
+    if "device_filters" not in code:
+        return False
+    try:
+        tokens = [token for token in tokenize.generate_tokens(io.StringIO(code).readline)
+                  if token.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
+                                        tokenize.DEDENT)]
+    except (tokenize.TokenError, SyntaxError):
+        return True
+    for index, token in enumerate(tokens):
+        if token.type == tokenize.NAME and token.string == "device_filters":
+            before = tokens[index - 1].string if index else ""
+            after = tokens[index + 1].string if index + 1 < len(tokens) else ""
+            if not (before in ("(", ",") and after == "="):
+                return True
+    return False
 
 
 tfapi.HANDLERS["tf.train.Server"] = _server

@@ -106,6 +106,7 @@ class WorkersReport:
     complete_prediction: bool = True
     parse_note: str | None = None
     options: VerifyOptions | None = None
+    absent: list[str] = field(default_factory=list)  # tasks of the cluster no copy runs (no server)
 
     @property
     def workers_agree(self) -> bool:
@@ -386,6 +387,7 @@ def _verify_workers(options: VerifyOptions, prediction: _Prediction) -> WorkersR
     if report.cluster_source == "fallback" and prediction.literal and options.cluster is None:
         report.cluster_source = "setter"  # the host was given the setter's literal cluster as its layout
     report.cluster_error = combined.get("cluster_error")
+    report.absent = list(combined.get("absent") or [])
     for copy in combined["workers"]:
         child = ChildRun(
             result=copy["result"], status=copy["status"], exit_status=copy["exit_status"],

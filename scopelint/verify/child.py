@@ -129,6 +129,9 @@ class LocalCluster:
         self.servers: dict[tuple[str, int], Any] = {}
         self.creating_own = False
         self.program_master: tuple[str, int] | None = None
+        # --workers N: worker tasks beyond the copies get an address but no server (nobody runs
+        # them), as in a cluster where a worker is down, not started yet or finished.
+        self.absent: set[tuple[str, int]] = set()
 
     @property
     def started(self) -> bool:
@@ -168,6 +171,8 @@ class LocalCluster:
         try:
             spec = self.server_lib.ClusterSpec(spec_dict)
             for job, index in self.addresses:
+                if (job, index) in self.absent:
+                    continue
                 server = self.server_lib.Server(spec, job_name=job, task_index=index, start=True)
                 server._scopelint_own = True
                 self.servers[(job, index)] = server
@@ -195,7 +200,7 @@ class LocalCluster:
     def device_filters(self) -> list[str]:
         return [f"/job:{job}/task:{index}" for job, index in sorted(self.servers)]
 
-    def session_config(self, config: Any) -> Any:
+    def session_config(self, config: Any, program: bool = True) -> Any:
         merged = self.tf.compat.v1.ConfigProto()
         if config is not None:
             merged.CopyFrom(config)
@@ -279,10 +284,20 @@ class ExternalCluster:
     def device_filters(self) -> list[str]:
         return [f"/job:{job}/task:{index}" for job, indices in sorted((self.layout or {}).items()) for index in indices]
 
-    def session_config(self, config: Any) -> Any:
+    def session_config(self, config: Any, program: bool = True) -> Any:
         merged = self.tf.compat.v1.ConfigProto()
         if config is not None:
             merged.CopyFrom(config)
+        if self.source == "host" and self.request.task_index is not None:
+            # A copy of --workers N runs as the real worker would: the program's own config, its
+            # device_filters or none (TFS412).  verify's own read-back talks to the other jobs and
+            # to the copy's own worker task only, so that a task nobody runs cannot hold it.
+            if not program:
+                own = f"/job:{self.request.worker_job}/task:{self.request.task_index}"
+                del merged.device_filters[:]
+                merged.device_filters.extend(
+                    [f"/job:{job}" for job in sorted(self.layout or {}) if job != self.request.worker_job] + [own])
+            return merged
         filters = self.device_filters()
         if filters:
             del merged.device_filters[:]
@@ -421,9 +436,13 @@ class Patches:
         def init(session: Any, target: Any = "", graph: Any = None, config: Any = None) -> None:
             used = patches.cluster.master_target()
             requested = target.decode() if isinstance(target, bytes) else str(target)
-            if patches.counting:  # the program's sessions, not verify's own read-back session
+            program = patches.counting  # the program's sessions, not verify's own read-back session
+            merged = patches.cluster.session_config(config, program=program)
+            if program:
                 patches.result.sessions.append({"requested": requested, "used": used})
-            original_init(session, used, graph, patches.cluster.session_config(config))
+                # A run killed while its session starts says so (and with which filters).
+                patches.status.write("session", master=used, device_filters=list(merged.device_filters))
+            original_init(session, used, graph, merged)
 
         def run(session: Any, *args: Any, **kwargs: Any) -> Any:
             if not patches._counts_now():

@@ -100,6 +100,14 @@ def _signal_note(status: int | None) -> str:
 
 def summary_line(report: VerifyReport) -> str:
     child = report.child
+    if report.outcome == TIMED_OUT and child.last_phase == "session":
+        options = report.options
+        limit = f"{options.timeout:g} s" if options else "the time limit"
+        filters = child.status[-1].get("device_filters") or []
+        why = ("its config has no device_filters, so its master waits for every task of the cluster (TFS412)"
+               if not filters else f"its master waits for a task its device_filters name ({', '.join(filters)})")
+        return (f"Waiting: the program's session did not start within {limit}: {why}; the child and every "
+                "process it started were killed.")
     if report.outcome == TIMED_OUT:
         options = report.options
         limit = f"{options.timeout:g} s" if options else "the time limit"
@@ -340,6 +348,8 @@ def format_workers_text(report: WorkersReport) -> str:
         else:
             lines.append(f"cluster:   {jobs}{where} ({source}, worker job grown to the copies); started once, "
                          "shared by every copy")
+    if report.absent:
+        lines.append(f"           not running (no copy for them): {', '.join(report.absent)}")
     if report.cluster_error:
         lines.append(f"cluster:   could not be started: {report.cluster_error}")
     if report.parse_note:
@@ -381,7 +391,8 @@ def workers_json(report: WorkersReport) -> dict[str, Any]:
         "summary": workers_summary_line(report),
         "seconds": round(report.child.seconds, 3),
         "isolation": asdict(report.child.isolation),
-        "cluster": {"source": report.cluster_source, "jobs": report.cluster, "error": report.cluster_error},
+        "cluster": {"source": report.cluster_source, "jobs": report.cluster, "error": report.cluster_error,
+                    "not_running": report.absent},
         "prediction_complete": report.complete_prediction,
         "parse_note": report.parse_note,
         "workers": [{"task_index": index, "args": worker.options.args if worker.options else [], **report_json(worker)}
