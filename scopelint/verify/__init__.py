@@ -186,11 +186,20 @@ def run_for_args(trace: Any, args: list[str]) -> Any:
     `-- --job_name=worker` is compared with the run where FLAGS.job_name == 'worker', not with the
     default run.  The run whose condition's arguments all appear in `args`, the most of them; else
     the default run."""
+    from scopelint.analysis.config_values import OTHER_COMMAND_LINE
+
     given = set(_normalized(args))
+    given_options = {arg.split("=", 1)[0] for arg in given if arg.startswith("--") and "=" in arg}
+
+    def selected(item: str) -> bool:
+        # `--input_dir=other` stands for any value but those the program compared with (paths.py).
+        option, _, value = item.partition("=")
+        return item in given or (value == OTHER_COMMAND_LINE and option in given_options)
+
     best, best_count = trace, 0
     for run in trace.other_paths:
-        wanted = list(run.condition.argv) if run.condition is not None else []
-        if wanted and set(_normalized(wanted)) <= given and len(wanted) > best_count:
+        wanted = _normalized(list(run.condition.argv)) if run.condition is not None else []
+        if wanted and all(selected(item) for item in wanted) and len(wanted) > best_count:
             best, best_count = run, len(wanted)
     return best
 

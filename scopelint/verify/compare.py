@@ -223,7 +223,9 @@ def raising_findings(trace: Trace, findings: list[Diagnostic]) -> list[Predicted
     found = []
     for finding in findings:
         event = events.get((finding.site.path, finding.site.line, finding.site.column))
-        if event is None:
+        # Another rule may report at the same call (TFS404 at a setter TFS402 rejects): only the
+        # finding that states the event's error is the one that says TensorFlow raises.
+        if event is None or event.message not in finding.message:
             continue
         error_type = event.data.get("error") or DEFAULT_ERROR_TYPES.get(event.kind, "ValueError")
         # Which name TensorFlow's message holds: the store key for reuse errors, the keyword for

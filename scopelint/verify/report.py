@@ -175,6 +175,9 @@ def _header(report: VerifyReport) -> list[str]:
             how += f" with status {end.get('exit_code') or 0}"
         sessions = result.get("sessions", [])
         redirected = f"; {len(sessions)} session(s) connected to the master with device filters" if sessions else ""
+        if sessions and result.get("cluster_source") == "host":
+            # --workers: each copy keeps the program's own session config (verify/child.py).
+            redirected = f"; {len(sessions)} session(s) on the copy's worker task with the program's own config"
         runs = "" if end["how"] == "steps" else f" ({result.get('session_runs', 0)} session runs)"
         lines.append(f"program:   {how}{runs}{redirected}")
         lines.append(f"variables: {result.get('initialized', 0)} initialized by verify, "
