@@ -200,6 +200,14 @@ def test_confirm_runs_each_finding_on_its_path(reports: dict[str, Any]) -> None:
     assert report.exit_code == 0 and "Confirmed: 1 finding(s) in 1 run(s): 1 confirmed." in text
 
 
+def test_confirm_keeps_the_users_value_for_an_any_other_value() -> None:
+    from scopelint.verify.confirm import _merged_args
+
+    assert _merged_args(["--input_dir", "/data"], ["--mode=train", "--input_dir=other"]) == [
+        "--input_dir", "/data", "--mode=train"]
+    assert _merged_args([], ["--mode=train", "--input_dir=other"]) == ["--mode=train", "--input_dir=other"]
+
+
 def _fake_run(end: dict[str, Any], reached: list[list[Any]]) -> VerifyReport:
     child = ChildRun(result=None, status=[], exit_status=0, timed_out=False, interrupted=False, seconds=1.0,
                      stdout_tail="", stderr_tail="", isolation=Isolation(False, "", "test"), child_pid=0)

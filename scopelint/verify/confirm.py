@@ -110,7 +110,8 @@ def confirm(options: VerifyOptions) -> ConfirmReport:
         # The run is compared with what the analysis predicted for that configuration.
         run_prediction = replace(prediction, predicted=run.final_variables(), raising=run_raising,
                                  fallback=fallback_cluster(run), complete=run.complete)
-        run_options = replace(options, args=[*options.args, *first.argv], environment=first.environment or None,
+        run_options = replace(options, args=_merged_args(options.args, first.argv),
+                              environment=first.environment or None,
                               watch_lines=[[os.path.abspath(check.finding.site.path), check.finding.site.line]
                                            for check in checks])
         verified = run_once(run_options, run_prediction)
@@ -120,6 +121,19 @@ def confirm(options: VerifyOptions) -> ConfirmReport:
             _judge(check, verified)
         report.checks.extend(checks)
     return report
+
+
+def _merged_args(given: list[str], condition: list[str]) -> list[str]:
+    """The user's arguments, then the condition's.  A condition value `other` (any value but the
+    ones the program compares with: `--input_dir=other`) is left out when the user gives that
+    option: the user's real value stands for it (a directory that exists, not the word "other")."""
+    from scopelint.analysis.config_values import OTHER_COMMAND_LINE
+    from scopelint.verify import _normalized
+
+    given_options = {arg.split("=", 1)[0] for arg in _normalized(given) if arg.startswith("--")}
+    kept = [item for item in condition
+            if not (item.partition("=")[2] == OTHER_COMMAND_LINE and item.partition("=")[0] in given_options)]
+    return [*given, *kept]
 
 
 def _judge(check: FindingCheck, run: VerifyReport) -> None:
@@ -190,7 +204,8 @@ def format_confirm_text(report: ConfirmReport) -> str:
     if report.parse_note:
         lines.append(f"note:      {report.parse_note}")
     for index, run in enumerate(report.runs):
-        args = " ".join(run.argv) or "(the default flags)"
+        ran_with = run.report.options.args if run.report.options is not None else run.argv
+        args = " ".join(ran_with) or "(no arguments)"
         env = " ".join(f"{key}={value}" for key, value in run.environment.items())
         lines.append("")
         lines.append(f"== run {index + 1}: {run.condition}: -- {args}" + (f" (environment {env})" if env else ""))
