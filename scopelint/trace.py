@@ -116,6 +116,7 @@ EVENT_KINDS: dict[str, str] = {
     "device_setter_returns_none": "a replica_device_setter that returns None, so device(None) clears outer devices",
     "local_session_for_cluster_graph": "a Session without target for a graph with variables on a /job:",
     "device_function_in_tf2_device": "a device function given to TensorFlow 2's tf.device (RuntimeError)",
+    "session_without_device_filters": "a worker's session on its own server in a multi-worker cluster, without device_filters",
 }
 
 RAISING_KINDS = frozenset({"already_exists", "does_not_exist", "shared_mismatch", "invalid_arguments",

@@ -1014,6 +1014,8 @@ def call_method(interp: "Interpreter", method: TFMethod, args: list[Any], kwargs
         return tfapi_training.estimator_method(interp, owner, name, node)
     if isinstance(owner, ContextValue) and owner.kind == "runner":
         # sess.run(...), server.join(), sess.as_default(), supervisor.managed_session(), ...
+        if name in ("managed_session", "prepare_or_wait_for_session"):
+            tfapi_sessions.supervisor_session(interp, name, args, kwargs, node)  # TFS412
         return owner if name in ("as_default", "managed_session", "prepare_or_wait_for_session") else UNKNOWN
     return UNKNOWN
 
@@ -1023,6 +1025,7 @@ from scopelint.analysis import tfapi_layers, tfapi_training  # noqa: E402
 
 # Device-setter and session facts for the TFS4xx rules (registers into HANDLERS).
 from scopelint.analysis import tfapi_devices  # noqa: E402,F401
+from scopelint.analysis import tfapi_sessions  # noqa: E402  (after tfapi_devices: it wraps its handlers)
 
 # Variable-free calls (derived from TF's API) and the tf_slim / tf.contrib layers.
 from scopelint.analysis import tfapi_gradients, tfapi_inputs, tfapi_nn, tfapi_pure, tfapi_slim  # noqa: E402,F401

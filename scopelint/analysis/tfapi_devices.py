@@ -411,6 +411,9 @@ def _cluster_job(device: str | None) -> str | None:
 def finish_module(interp: "Interpreter", module: cst.Module) -> None:
     """Report setters whose result never reaches device(): discarded, or bound to a name that is
     never read anywhere in the file (a syntactic proof that holds whatever the values were)."""
+    from scopelint.analysis import tfapi_sessions
+
+    tfapi_sessions.finish_module(interp, module)  # TFS412: withdrawn where device_filters is mentioned
     facts = _FACTS.get(interp)
     if facts is None or not facts.setters:
         return

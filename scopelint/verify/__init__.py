@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from scopelint.verify.compare import Comparison, compare_exceptions, compare_variables, raising_findings
+from scopelint.verify.compare import (
+    PREDICTED, Comparison, compare_exceptions, compare_variables, raising_findings,
+)
 from scopelint.verify.plan import (
     DEFAULT_CLUSTER, MAX_WORKERS, PlanError, fallback_cluster, literal_cluster, parse_cluster_option, plan_program,
     workers_layout,
@@ -33,6 +35,7 @@ TIMED_OUT = "timeout"  # the program (or TensorFlow) did not finish in time; the
 CRASHED = "crashed"  # the child ended without a result (the program killed its own process, a crash)
 INTERRUPTED = "interrupted"  # Ctrl-C
 INTERNAL = "internal error"  # the child failed before the program started: an environment or scopelint problem
+UNAVAILABLE = "unavailable"  # TF1 mode: the program reached a tf.contrib name TensorFlow 2 has no successor for
 
 __all__ = [
     "VerifyOptions", "VerifyReport", "WorkersReport", "VerifyUsageError", "verify", "parse_cluster_option",
@@ -56,6 +59,10 @@ class VerifyOptions:
     workers: int = 1  # --workers N: N copies of the program against one cluster
     target: str | None = None  # --target grpc://HOST:PORT: an existing cluster; no server is started
     cluster_addresses: dict[str, list[str]] | None = None  # --cluster with addresses (job -> host:port by task)
+    tf1: bool | None = None  # --tf1 / --no-tf1; None: detected from the program (verify/tf1.py)
+    stub_data: bool = False  # --stub-data (verify/stubs.py)
+    environment: dict[str, str] | None = None  # set in the child (a --confirm run's condition)
+    watch_lines: list[list[Any]] | None = None  # [file, line] whose execution the child records (--confirm)
 
 
 @dataclass
@@ -69,6 +76,7 @@ class VerifyReport:
     parse_note: str | None = None  # the analysis could not read the program
     complete_prediction: bool = True  # False: something unmodelled may have created variables
     options: VerifyOptions | None = None
+    tf1_reason: str | None = None  # why the program ran in TF1 mode (None: it did not)
 
     @property
     def agree(self) -> bool:
@@ -98,6 +106,7 @@ class WorkersReport:
     complete_prediction: bool = True
     parse_note: str | None = None
     options: VerifyOptions | None = None
+    absent: list[str] = field(default_factory=list)  # tasks of the cluster no copy runs (no server)
 
     @property
     def workers_agree(self) -> bool:
@@ -143,6 +152,8 @@ class _Prediction:
     fallback: dict[str, int]
     literal: dict[str, int] | None  # a setter's literal cluster
     parse_note: str | None
+    tf1_reason: str | None = None  # TF1 mode and why (None: the program runs as written)
+    trace: Any = None  # the analysis' trace (with the other paths), for --confirm
 
 
 def _predict(options: VerifyOptions) -> _Prediction:
@@ -164,9 +175,59 @@ def _predict(options: VerifyOptions) -> _Prediction:
         # Python cannot run it either: say so now instead of starting a cluster to watch a SyntaxError.
         _refuse_what_python_cannot_compile(program.prediction_source, program.path)
         note = f"scopelint cannot parse the program (line {failure.line}): {failure.message}"
-        return _Prediction(program, [], [], False, dict(DEFAULT_CLUSTER), None, note)
-    return _Prediction(program, trace.final_variables(), raising_findings(trace, _findings(trace)), trace.complete,
-                       fallback_cluster(trace), literal_cluster(trace), None)
+        return _Prediction(program, [], [], False, dict(DEFAULT_CLUSTER), None, note, _tf1_reason(options, program))
+    run = run_for_args(trace, options.args)
+    return _Prediction(program, run.final_variables(), raising_findings(run, _findings(run)), run.complete,
+                       fallback_cluster(run), literal_cluster(run), None, _tf1_reason(options, program), trace)
+
+
+def run_for_args(trace: Any, args: list[str]) -> Any:
+    """The analysed run (analysis/paths.py) whose configuration the program's arguments select:
+    `-- --job_name=worker` is compared with the run where FLAGS.job_name == 'worker', not with the
+    default run.  The run whose condition's arguments all appear in `args`, the most of them; else
+    the default run."""
+    from scopelint.analysis.config_values import OTHER_COMMAND_LINE
+
+    given = set(_normalized(args))
+    given_options = {arg.split("=", 1)[0] for arg in given if arg.startswith("--") and "=" in arg}
+
+    def selected(item: str) -> bool:
+        # `--input_dir=other` stands for any value but those the program compared with (paths.py).
+        option, _, value = item.partition("=")
+        return item in given or (value == OTHER_COMMAND_LINE and option in given_options)
+
+    best, best_count = trace, 0
+    for run in trace.other_paths:
+        wanted = _normalized(list(run.condition.argv)) if run.condition is not None else []
+        if wanted and all(selected(item) for item in wanted) and len(wanted) > best_count:
+            best, best_count = run, len(wanted)
+    return best
+
+
+def _normalized(args: list[str]) -> list[str]:
+    """`--flag value` as `--flag=value`, so that both spellings select the same run."""
+    result: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg.startswith("--") and "=" not in arg and index + 1 < len(args) and not args[index + 1].startswith("-"):
+            result.append(f"{arg}={args[index + 1]}")
+            index += 2
+            continue
+        result.append(arg)
+        index += 1
+    return result
+
+
+def _tf1_reason(options: VerifyOptions, program: Any) -> str | None:
+    from scopelint.verify import tf1
+
+    if options.tf1 is False:
+        return None
+    detected = tf1.detect(program.prediction_source)
+    if options.tf1:
+        return detected or "--tf1"
+    return detected
 
 
 def _refuse_what_python_cannot_compile(source: str, path: str) -> None:
@@ -220,9 +281,13 @@ def _single_report(options: VerifyOptions, prediction: _Prediction, child: Child
     elif child.result is None:
         # Before the program started, a failure is the environment's or scopelint's; after, the program's.
         report.outcome = INTERNAL if child.last_phase in ("start", "import") else CRASHED
+    report.tf1_reason = prediction.tf1_reason
     if report.outcome != COMPARED or child.result is None:
         return report
     result = child.result
+    if result["program"]["how"] == "unavailable":
+        report.outcome = UNAVAILABLE
+        return report
     if result.get("cluster"):
         report.cluster_used = {job: len(addresses) for job, addresses in result["cluster"].items()}
     program_end = result["program"]
@@ -230,11 +295,16 @@ def _single_report(options: VerifyOptions, prediction: _Prediction, child: Child
         program_end["how"] == "exit" and program_end.get("exit_code")) else None
     if program_error is not None and program_end["how"] == "exit":
         program_error = {**program_error, "error_type": "SystemExit"}
-    rows = compare_variables(prediction.predicted, result["variables"])
     exceptions = compare_exceptions(
         program.path, prediction.raising, program_error, result.get("observe_error"),
         program_ran_to_end=program_end["how"] in ("finished", "exit", "exception"),
     )
+    predicted = prediction.predicted
+    if any(row.status == PREDICTED and row.phase == "program" for row in exceptions):
+        # TensorFlow raised where predicted and the program ended there: what the analysis built
+        # past that error (it goes on as if the call had succeeded) was never built for real.
+        predicted = [record for record in predicted if not record.after_error]
+    rows = compare_variables(predicted, result["variables"])
     report.comparison = Comparison(rows=rows, exceptions=exceptions)
     return report
 
@@ -260,18 +330,25 @@ def verify(options: VerifyOptions) -> VerifyReport | WorkersReport:
     With `workers` > 1 the result is a WorkersReport (one VerifyReport per copy plus the comparison
     across copies); otherwise a VerifyReport.
     """
-    from scopelint.verify.plan import ChildRequest
-
     prediction = _predict(options)
     require_tensorflow()
     if options.target is not None:
         _check_target_listens(options.target)
     if options.workers > 1:
         return _verify_workers(options, prediction)
+    return run_once(options, prediction)
+
+
+def run_once(options: VerifyOptions, prediction: _Prediction) -> VerifyReport:
+    """One run of the program in a child, compared with `prediction`."""
+    from scopelint.verify.plan import ChildRequest
+
     request = ChildRequest(
         path=prediction.program.path, args=list(options.args), entry=prediction.program.entry,
         cluster_override=options.cluster, fallback_cluster=prediction.fallback, steps=options.steps,
         status_path="", result_path="", target=options.target, cluster_addresses=options.cluster_addresses,
+        tf1=prediction.tf1_reason is not None, stub_data=options.stub_data, environment=options.environment,
+        watch_lines=options.watch_lines,
     )
     isolate, reason = _isolation_choice(options)
     child = run_child(request, options.timeout, isolate=isolate, no_isolation_reason=reason)
@@ -296,6 +373,7 @@ def _verify_workers(options: VerifyOptions, prediction: _Prediction) -> WorkersR
         cluster_override=layout if options.cluster is not None else None, fallback_cluster=layout,
         steps=options.steps, status_path="", result_path="", role="host", workers=options.workers,
         timeout=options.timeout - margin, target=options.target, cluster_addresses=options.cluster_addresses,
+        tf1=prediction.tf1_reason is not None, stub_data=options.stub_data, environment=options.environment,
     )
     isolate, reason = _isolation_choice(options)
     host = run_child(request, options.timeout, isolate=isolate, no_isolation_reason=reason)
@@ -318,6 +396,7 @@ def _verify_workers(options: VerifyOptions, prediction: _Prediction) -> WorkersR
     if report.cluster_source == "fallback" and prediction.literal and options.cluster is None:
         report.cluster_source = "setter"  # the host was given the setter's literal cluster as its layout
     report.cluster_error = combined.get("cluster_error")
+    report.absent = list(combined.get("absent") or [])
     for copy in combined["workers"]:
         child = ChildRun(
             result=copy["result"], status=copy["status"], exit_status=copy["exit_status"],

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from scopelint.verify.plan import ChildRequest
+from scopelint.verify.tf1 import ContribUnavailable
 
 # Collections a variable can be found in, in the order the oracle lists them (tests/oracle.py).
 VARIABLE_COLLECTIONS = ("variables", "local_variables", "trainable_variables", "moving_average_variables")
@@ -58,6 +59,10 @@ class ProgramEnd:
     message: str | None = None
     line: int = 0  # innermost line of the program in the traceback (0 when none)
     traceback: str | None = None
+    # The innermost frame in the program's folder (its own modules, not site-packages): where a
+    # finding in an imported module of the program (model.py run by main.py) is matched.
+    site_file: str | None = None
+    site_line: int = 0
 
 
 @dataclass
@@ -86,6 +91,9 @@ class ChildResult:
     read_back: int = 0
     observe_error: ProgramEnd | None = None
     notes: list[str] = field(default_factory=list)
+    tf1: list[str] = field(default_factory=list)  # TF1 mode: what was mapped ("tensorflow -> ...")
+    stubbed: list[str] = field(default_factory=list)  # --stub-data: what was replaced
+    lines_reached: list[list[Any]] = field(default_factory=list)  # [file, line] of request.watch_lines
 
 
 class Status:
@@ -121,6 +129,9 @@ class LocalCluster:
         self.servers: dict[tuple[str, int], Any] = {}
         self.creating_own = False
         self.program_master: tuple[str, int] | None = None
+        # --workers N: worker tasks beyond the copies get an address but no server (nobody runs
+        # them), as in a cluster where a worker is down, not started yet or finished.
+        self.absent: set[tuple[str, int]] = set()
 
     @property
     def started(self) -> bool:
@@ -160,6 +171,8 @@ class LocalCluster:
         try:
             spec = self.server_lib.ClusterSpec(spec_dict)
             for job, index in self.addresses:
+                if (job, index) in self.absent:
+                    continue
                 server = self.server_lib.Server(spec, job_name=job, task_index=index, start=True)
                 server._scopelint_own = True
                 self.servers[(job, index)] = server
@@ -187,7 +200,7 @@ class LocalCluster:
     def device_filters(self) -> list[str]:
         return [f"/job:{job}/task:{index}" for job, index in sorted(self.servers)]
 
-    def session_config(self, config: Any) -> Any:
+    def session_config(self, config: Any, program: bool = True) -> Any:
         merged = self.tf.compat.v1.ConfigProto()
         if config is not None:
             merged.CopyFrom(config)
@@ -271,10 +284,20 @@ class ExternalCluster:
     def device_filters(self) -> list[str]:
         return [f"/job:{job}/task:{index}" for job, indices in sorted((self.layout or {}).items()) for index in indices]
 
-    def session_config(self, config: Any) -> Any:
+    def session_config(self, config: Any, program: bool = True) -> Any:
         merged = self.tf.compat.v1.ConfigProto()
         if config is not None:
             merged.CopyFrom(config)
+        if self.source == "host" and self.request.task_index is not None:
+            # A copy of --workers N runs as the real worker would: the program's own config, its
+            # device_filters or none (TFS412).  verify's own read-back talks to the other jobs and
+            # to the copy's own worker task only, so that a task nobody runs cannot hold it.
+            if not program:
+                own = f"/job:{self.request.worker_job}/task:{self.request.task_index}"
+                del merged.device_filters[:]
+                merged.device_filters.extend(
+                    [f"/job:{job}" for job in sorted(self.layout or {}) if job != self.request.worker_job] + [own])
+            return merged
         filters = self.device_filters()
         if filters:
             del merged.device_filters[:]
@@ -413,9 +436,13 @@ class Patches:
         def init(session: Any, target: Any = "", graph: Any = None, config: Any = None) -> None:
             used = patches.cluster.master_target()
             requested = target.decode() if isinstance(target, bytes) else str(target)
-            if patches.counting:  # the program's sessions, not verify's own read-back session
+            program = patches.counting  # the program's sessions, not verify's own read-back session
+            merged = patches.cluster.session_config(config, program=program)
+            if program:
                 patches.result.sessions.append({"requested": requested, "used": used})
-            original_init(session, used, graph, patches.cluster.session_config(config))
+                # A run killed while its session starts says so (and with which filters).
+                patches.status.write("session", master=used, device_filters=list(merged.device_filters))
+            original_init(session, used, graph, merged)
 
         def run(session: Any, *args: Any, **kwargs: Any) -> Any:
             if not patches._counts_now():
@@ -481,13 +508,22 @@ def _program_end(how: str, error: BaseException, program_path: str) -> ProgramEn
                   if program_path and os.path.abspath(frame.filename) == program_path), 0)
     text = "".join(["Traceback (most recent call last):\n", *traceback.format_list(frames[first:]),
                     *traceback.format_exception_only(error)])
+    root = os.path.dirname(program_path) + os.sep if program_path else None
+    own = [frame for frame in frames if root and frame.lineno is not None and _in_program_folder(frame.filename, root)]
     return ProgramEnd(
         how=how,
         error_type=type(error).__name__,
         message=str(error)[:MESSAGE_LIMIT],
         line=line,
         traceback=text[-6000:],
+        site_file=os.path.abspath(own[-1].filename) if own else None,
+        site_line=(own[-1].lineno or 0) if own else 0,
     )
+
+
+def _in_program_folder(filename: str, root: str) -> bool:
+    path = os.path.abspath(filename)
+    return path.startswith(root) and "site-packages" not in path and "dist-packages" not in path
 
 
 def run_program(request: ChildRequest, status: Status) -> ProgramEnd:
@@ -510,6 +546,10 @@ def run_program(request: ChildRequest, status: Status) -> ProgramEnd:
             runpy.run_path(program_path, run_name="__main__")
     except StepLimitReached:
         return ProgramEnd(how="steps")
+    except ContribUnavailable as missing:
+        end = _program_end("unavailable", missing, program_path)
+        end.error_type = None
+        return end
     except ServerJoinCalled:
         return ProgramEnd(how="join")
     except SystemExit as exit_request:
@@ -593,6 +633,60 @@ def observe(tf: Any, graph: Any, cluster: "LocalCluster | ExternalCluster", patc
         record.placement = placed.get(variable.op.name)
 
 
+def _program_root(request: ChildRequest) -> str:
+    return os.path.dirname(os.path.abspath(request.path)) if request.path else os.getcwd()
+
+
+def _install_tf1(tf: Any, request: ChildRequest, result: ChildResult) -> Any:
+    from scopelint.verify import tf1
+
+    stubs: dict[str, Any] = {}
+    if request.stub_data:
+        from scopelint.verify import stubs as stub_data
+
+        stubs = stub_data.tf1_modules(result.stubbed)
+    hook = tf1.install(tf, _program_root(request), stubs)
+    result.tf1.append("tensorflow -> tensorflow.compat.v1 (v2 behaviour disabled) for the program's imports")
+    return hook
+
+
+def _watched(request: ChildRequest, result: ChildResult, run: Any) -> ProgramEnd:
+    """Run the program, recording which of `watch_lines` of its file executed (--confirm: a finding's
+    line never executed is "not reached", not refuted).  Only the program's own frames are traced."""
+    if not request.watch_lines:
+        return run()
+    wanted: dict[str, set[int]] = {}
+    for filename, line in request.watch_lines:
+        wanted.setdefault(os.path.abspath(filename), set()).add(int(line))
+    reached: set[tuple[str, int]] = set()
+    ours: dict[str, set[int] | None] = {}  # co_filename -> its watched lines (abspath once per file)
+
+    def tracer(lines: set[int], filename: str) -> Any:
+        def local(frame: Any, event: str, arg: Any) -> Any:
+            if event == "line" and frame.f_lineno in lines:
+                reached.add((filename, frame.f_lineno))
+            return local
+        return local
+
+    def global_trace(frame: Any, event: str, arg: Any) -> Any:
+        filename = frame.f_code.co_filename
+        if filename not in ours:
+            ours[filename] = wanted.get(os.path.abspath(filename))
+        lines = ours[filename]
+        if lines is None:
+            return None
+        if frame.f_lineno in lines:
+            reached.add((os.path.abspath(filename), frame.f_lineno))
+        return tracer(lines, os.path.abspath(filename))
+
+    sys.settrace(global_trace)
+    try:
+        return run()
+    finally:
+        sys.settrace(None)
+        result.lines_reached = [[filename, line] for filename, line in sorted(reached)]
+
+
 def _wait_for_host_cluster(request: ChildRequest, status: Status) -> None:
     """A worker copy: wait until the host's servers listen, then take their addresses."""
     assert request.cluster_file is not None and request.task_index is not None
@@ -657,6 +751,8 @@ def main(request_path: str) -> int:
     import tensorflow as tf
 
     tf.compat.v1.disable_eager_execution()
+    if request.environment:
+        os.environ.update(request.environment)
     # A worker copy imports TensorFlow while the host does, then waits for the host's servers.
     if request.cluster_file is not None:
         _wait_for_host_cluster(request, status)
@@ -671,7 +767,13 @@ def main(request_path: str) -> int:
         cluster = LocalCluster(tf, request, result, status)
     patches = Patches(tf, cluster, request, result, status)
     patches.install()
-    result.program = run_program(request, status)
+    hook = _install_tf1(tf, request, result) if request.tf1 else None
+    result.program = _watched(request, result, lambda: run_program(request, status))
+    if hook is not None:
+        import builtins
+
+        builtins.__import__ = hook.original
+        result.tf1.extend(hook.contrib.used)
     patches.counting = False
     status.write("ended", how=result.program.how)
     graph = patches.cut_graph if patches.cut_graph is not None else tf.compat.v1.get_default_graph()

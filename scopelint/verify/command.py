@@ -65,6 +65,18 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser.add_argument("--target", metavar="grpc://HOST:PORT",
                         help="run against this existing cluster instead of starting one (--cluster then "
                              "describes its jobs, with addresses if you have them)")
+    tf1 = parser.add_mutually_exclusive_group()
+    tf1.add_argument("--tf1", dest="tf1", action="store_const", const=True, default=None,
+                     help="run the program as TF1: `tensorflow` is tf.compat.v1 with v2 behaviour disabled, "
+                          "tf.contrib.slim/layers/framework are tf_slim, tf.contrib.rnn is tf.compat.v1.nn.rnn_cell "
+                          "(default: detected from the program)")
+    tf1.add_argument("--no-tf1", dest="tf1", action="store_const", const=False, help="never use TF1 mode")
+    parser.add_argument("--stub-data", action="store_true",
+                        help="replace the data reads verify knows (TF1's MNIST input_data) with zeros of the "
+                             "declared shape; what was stubbed is listed")
+    parser.add_argument("--confirm", action="store_true",
+                        help="run the program once per finding's path condition (its flag values) and report "
+                             "each finding as confirmed, refuted or not reached")
     parser.add_argument("--no-isolate", action="store_true",
                         help="do not try a private network namespace for the child")
     # --output-format as `check` spells it; --format, the first spelling, stays.
@@ -103,6 +115,9 @@ def command_verify(args: argparse.Namespace) -> int:
     from scopelint.verify.plan import PlanError, parse_cluster_addresses, parse_target
     from scopelint.verify.report import format_json, format_text
 
+    if args.confirm:
+        return _command_confirm(args)
+
     try:
         cluster = parse_cluster_option(args.cluster) if args.cluster is not None else None
         addresses = parse_cluster_addresses(args.cluster) if args.cluster is not None else None
@@ -111,9 +126,31 @@ def command_verify(args: argparse.Namespace) -> int:
             path=args.file, args=list(args.program_args), entry=args.entry, cluster=cluster,
             steps=args.steps, timeout=args.timeout, isolate=not args.no_isolate, workers=args.workers,
             target=target, cluster_addresses=addresses if target is not None else None,
+            tf1=args.tf1, stub_data=args.stub_data,
         ))
     except (VerifyUsageError, PlanError) as problem:
         print(f"scopelint: error: {problem}", file=sys.stderr)
         return EXIT_ERROR
     sys.stdout.write(format_json(report) if args.format == "json" else format_text(report))
+    return report.exit_code
+
+
+def _command_confirm(args: argparse.Namespace) -> int:
+    from scopelint.verify import VerifyOptions, VerifyUsageError, parse_cluster_option
+    from scopelint.verify.confirm import confirm, format_confirm_json, format_confirm_text
+    from scopelint.verify.plan import PlanError
+
+    try:
+        if args.workers != 1 or args.target is not None:
+            raise VerifyUsageError("--confirm runs one copy of the program on its own cluster: "
+                                   "not with --workers or --target")
+        cluster = parse_cluster_option(args.cluster) if args.cluster is not None else None
+        report = confirm(VerifyOptions(
+            path=args.file, args=list(args.program_args), entry=args.entry, cluster=cluster, steps=args.steps,
+            timeout=args.timeout, isolate=not args.no_isolate, tf1=args.tf1, stub_data=args.stub_data,
+        ))
+    except (VerifyUsageError, PlanError) as problem:
+        print(f"scopelint: error: {problem}", file=sys.stderr)
+        return EXIT_ERROR
+    sys.stdout.write(format_confirm_json(report) if args.format == "json" else format_confirm_text(report))
     return report.exit_code

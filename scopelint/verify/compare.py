@@ -8,6 +8,7 @@ a confirmation either.
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,16 @@ STATUS_ORDER = (ONLY_OBSERVED, ONLY_PREDICTED, DEVICE_DIFFERS, SHAPE_DIFFERS, DT
 PREDICTED = "predicted"  # an exception TensorFlow raised, with the finding that predicted it
 UNPREDICTED = "unpredicted"  # an exception no finding predicted
 NOT_RAISED = "not raised"  # a finding said TensorFlow raises; it did not
+# TensorFlow raised at a finding's line, but not what the finding said (another type, or a message
+# that does not name the variable or keyword): the finding is not confirmed by it.
+NOT_AS_PREDICTED = "not as predicted"
+
+# What TensorFlow raises for each raising event kind when the event does not say (its `error`).
+DEFAULT_ERROR_TYPES = {
+    "already_exists": "ValueError", "does_not_exist": "ValueError", "shared_mismatch": "ValueError",
+    "invalid_arguments": "ValueError", "device_setter_bad_argument": "TypeError",
+    "device_function_in_tf2_device": "RuntimeError",
+}
 
 
 @dataclass
@@ -187,45 +198,93 @@ def compare_variables(predicted: list[VariableRecord], observed: list[dict[str, 
         ))
     return rows
 
+NAMING_KEY = frozenset({"already_exists", "does_not_exist", "shared_mismatch"})
 
-def raising_findings(trace: Trace, findings: list[Diagnostic]) -> list[Diagnostic]:
+
+@dataclass(frozen=True)
+class PredictedRaise:
+    """A finding that says TensorFlow raises, and what exactly: the type and the name the message holds."""
+
+    finding: Diagnostic
+    error_type: str
+    names: str | None  # the variable (store key) or keyword TensorFlow's message names; None: not known
+
+    def matches(self, error_type: str | None, message: str) -> bool:
+        return error_type == self.error_type and (self.names is None or self.names in message)
+
+    def describe(self) -> str:
+        naming = f" naming {self.names!r}" if self.names else ""
+        return f"{self.error_type}{naming}"
+
+
+def raising_findings(trace: Trace, findings: list[Diagnostic]) -> list[PredictedRaise]:
     """The findings that say TensorFlow raises: those reported at a certain raising event."""
-    sites = {(event.site.path, event.site.line, event.site.column)
-             for event in trace.raising_events()}
-    return [finding for finding in findings
-            if (finding.site.path, finding.site.line, finding.site.column) in sites]
+    events = {(event.site.path, event.site.line, event.site.column): event for event in trace.raising_events()}
+    found = []
+    for finding in findings:
+        event = events.get((finding.site.path, finding.site.line, finding.site.column))
+        # Another rule may report at the same call (TFS404 at a setter TFS402 rejects): only the
+        # finding that states the event's error is the one that says TensorFlow raises.
+        if event is None or event.message not in finding.message:
+            continue
+        error_type = event.data.get("error") or DEFAULT_ERROR_TYPES.get(event.kind, "ValueError")
+        # Which name TensorFlow's message holds: the store key for reuse errors, the keyword for
+        # the setter's; other messages ("If initializer is a constant, ...") name nothing.
+        names = event.data.get("key") if event.kind in NAMING_KEY else event.data.get("argument")
+        found.append(PredictedRaise(finding, str(error_type), str(names) if names else None))
+    return found
 
 
 def describe_finding(finding: Diagnostic) -> str:
     return f"{finding.code} at line {finding.site.line}: {finding.message}"
 
 
+def raised_at(finding: Diagnostic, error: dict[str, Any], program_path: str) -> bool:
+    """Did the exception come from the finding's line?  The innermost frame in the program's own
+    files when the child recorded it (a finding in model.py of a program run as main.py), else
+    the innermost line of the program file."""
+    if error.get("site_file"):
+        return (os.path.abspath(finding.site.path) == error["site_file"]
+                and finding.site.line == int(error.get("site_line") or 0))
+    line = int(error.get("line") or 0)
+    return bool(line) and finding.site.line == line and finding.site.path == program_path
+
+
 def compare_exceptions(
-    program_path: str, raising: list[Diagnostic], program_error: dict[str, Any] | None, read_error: dict[str, Any] | None,
-    program_ran_to_end: bool,
+    program_path: str, raising: list[PredictedRaise], program_error: dict[str, Any] | None,
+    read_error: dict[str, Any] | None, program_ran_to_end: bool,
 ) -> list[ExceptionRow]:
+    """One row per exception TensorFlow raised and per predicted one it did not.
+
+    A raised exception is `predicted` only by a finding at the same line of the same file that
+    predicted the same type with a message naming the same variable or keyword; a finding at that
+    line that predicted something else makes the row `not as predicted` (a difference)."""
     rows: list[ExceptionRow] = []
     matched: set[int] = set()
     for phase, error in (("program", program_error), ("read back", read_error)):
         if error is None:
             continue
         line = int(error.get("line") or 0)
-        finding = next((candidate for candidate in raising
-                        if phase == "program" and line and candidate.site.line == line
-                        and candidate.site.path == program_path), None)
         if error.get("error_type") == "SystemExit":
             message = f"the program exited with status {error.get('exit_code')}"
         else:
             message = error.get("message") or ""
-        rows.append(ExceptionRow(
-            status=PREDICTED if finding is not None else UNPREDICTED, phase=phase, error_type=error.get("error_type"),
-            message=message, line=line, finding=describe_finding(finding) if finding is not None else None,
-        ))
-        if finding is not None:
-            matched.add(id(finding))
-    for finding in raising:
-        if id(finding) not in matched:
+        at_line = [candidate for candidate in raising
+                   if phase == "program" and id(candidate) not in matched and raised_at(candidate.finding, error, program_path)]
+        exact = next((candidate for candidate in at_line if candidate.matches(error.get("error_type"), message)), None)
+        status = PREDICTED if exact is not None else NOT_AS_PREDICTED if at_line else UNPREDICTED
+        chosen = exact or (at_line[0] if at_line else None)
+        finding_text = None
+        if chosen is not None:
+            matched.add(id(chosen))
+            finding_text = describe_finding(chosen.finding)
+            if exact is None:
+                finding_text += f" (it predicted {chosen.describe()})"
+        rows.append(ExceptionRow(status=status, phase=phase, error_type=error.get("error_type"),
+                                 message=message, line=line, finding=finding_text))
+    for candidate in raising:
+        if id(candidate) not in matched:
             reason = "TensorFlow raised nothing there" if program_ran_to_end else "the program stopped before it"
             rows.append(ExceptionRow(status=NOT_RAISED, phase="program", error_type=None, message=reason,
-                                     line=finding.site.line, finding=describe_finding(finding)))
+                                     line=candidate.finding.site.line, finding=describe_finding(candidate.finding)))
     return rows

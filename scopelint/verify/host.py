@@ -67,6 +67,9 @@ def _start_cluster(request: ChildRequest) -> dict[str, list[str]]:
     tf.compat.v1.disable_eager_execution()
     result = ChildResult(program=ProgramEnd(how="finished"))
     cluster = LocalCluster(tf, request, result, Status(request.status_path))
+    layout = request.cluster_override or request.fallback_cluster
+    # Worker tasks without a copy are not run (nobody would run them): a cluster with a worker down.
+    cluster.absent = {(request.worker_job, index) for index in range(request.workers, layout.get(request.worker_job, 0))}
     cluster.ensure_started()  # writes the "cluster" status line
     return result.cluster
 
@@ -98,6 +101,9 @@ def run_host(request: ChildRequest) -> int:
             published: dict[str, Any]
             try:
                 combined["cluster"] = _start_cluster(request)
+                layout = request.cluster_override or request.fallback_cluster
+                combined["absent"] = [f"/job:{request.worker_job}/task:{index}"
+                                      for index in range(request.workers, layout.get(request.worker_job, 0))]
                 combined["cluster_source"] = "option" if request.cluster_override is not None else "fallback"
                 published = {"cluster": combined["cluster"]}
             except Exception as error:  # noqa: BLE001 - reported; the copies stop on it

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 from pathlib import Path
 
 from scopelint.model.devices import DeviceSpec, DeviceSpecError
@@ -54,6 +55,11 @@ class ChildRequest:
     # --target: connect to a cluster that already exists; start no server.
     target: str | None = None
     cluster_addresses: dict[str, list[str]] | None = None  # --cluster with addresses: job -> "host:port" by task
+    # TF1 mode (verify/tf1.py): `tensorflow` is compat.v1 for the program's imports, contrib mapped.
+    tf1: bool = False
+    environment: dict[str, str] | None = None  # set in the child before the program starts (--confirm)
+    watch_lines: list[list[Any]] | None = None  # [file, line] whose execution the child records (--confirm)
+    stub_data: bool = False  # --stub-data: stand-ins for the data reads verify knows (verify/stubs.py)
 
 
 @dataclass(frozen=True)

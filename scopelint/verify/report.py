@@ -8,10 +8,12 @@ from dataclasses import asdict
 from typing import Any
 
 from scopelint.verify import (
-    COMPARED, CRASHED, INSTALL_HINT, INTERNAL, INTERRUPTED, TIMED_OUT, VerifyReport, WorkersReport,
+    COMPARED, CRASHED, INSTALL_HINT, INTERNAL, INTERRUPTED, TIMED_OUT, UNAVAILABLE, VerifyReport, WorkersReport,
 )
 from scopelint.verify.workers import SAME, CROSS_ORDER, CrossRow
-from scopelint.verify.compare import MATCHED, NOT_RAISED, PREDICTED, STATUS_ORDER, UNPREDICTED, VariableRow
+from scopelint.verify.compare import (
+    MATCHED, NOT_AS_PREDICTED, NOT_RAISED, PREDICTED, STATUS_ORDER, UNPREDICTED, VariableRow,
+)
 
 TRACEBACK_LINES = 12
 # TensorFlow's and absl's start-up log lines (oneDNN, CUDA drivers): noise in a program's stderr.
@@ -22,6 +24,7 @@ _PROGRAM_ENDS = {
     "steps": "cut after {runs} session runs (--steps {steps}), stopped cleanly",
     "join": "called server.join() (a ps task's loop); verify ended it there",
     "exception": "raised {error_type} at line {line}",
+    "unavailable": "stopped at line {line}: {message}",
 }
 _CLUSTER_SOURCES = {
     "program": "the program's ClusterSpec",
@@ -97,6 +100,14 @@ def _signal_note(status: int | None) -> str:
 
 def summary_line(report: VerifyReport) -> str:
     child = report.child
+    if report.outcome == TIMED_OUT and child.last_phase == "session":
+        options = report.options
+        limit = f"{options.timeout:g} s" if options else "the time limit"
+        filters = child.status[-1].get("device_filters") or []
+        why = ("its config has no device_filters, so its master waits for every task of the cluster (TFS412)"
+               if not filters else f"its master waits for a task its device_filters name ({', '.join(filters)})")
+        return (f"Waiting: the program's session did not start within {limit}: {why}; the child and every "
+                "process it started were killed.")
     if report.outcome == TIMED_OUT:
         options = report.options
         limit = f"{options.timeout:g} s" if options else "the time limit"
@@ -107,6 +118,10 @@ def summary_line(report: VerifyReport) -> str:
     if report.outcome == CRASHED:
         return (f"Crashed: the child process ended with status {child.exit_status}{_signal_note(child.exit_status)} without a report "
                 f"(last phase: {child.last_phase}); nothing to compare.")
+    if report.outcome == UNAVAILABLE:
+        end = (report.result or {}).get("program") or {}
+        return (f"Not verified: {end.get('message')} ({report.path}:{end.get('line')}); the program stopped there, "
+                "nothing to compare.")
     if report.outcome == INTERNAL:
         return (f"Internal error: the child failed before the program started (status {child.exit_status}); "
                 f"is TensorFlow installed? ({INSTALL_HINT})")
@@ -126,6 +141,9 @@ def summary_line(report: VerifyReport) -> str:
         text += ", " + ", ".join(parts)
     unpredicted = sum(1 for row in wrong if row.status == UNPREDICTED)
     not_raised = sum(1 for row in wrong if row.status == NOT_RAISED)
+    mismatched = sum(1 for row in wrong if row.status == NOT_AS_PREDICTED)
+    if mismatched:
+        text += f"; {mismatched} exception(s) not as predicted"
     if unpredicted:
         text += f"; {unpredicted} exception(s) nothing predicted"
     if not_raised:
@@ -151,11 +169,15 @@ def _header(report: VerifyReport) -> list[str]:
         end = result["program"]
         steps = report.options.steps if report.options else "?"
         how = _PROGRAM_ENDS.get(end["how"], end["how"]).format(
-            runs=result.get("session_runs", 0), steps=steps, error_type=end.get("error_type"), line=end.get("line"))
+            runs=result.get("session_runs", 0), steps=steps, error_type=end.get("error_type"), line=end.get("line"),
+            message=end.get("message"))
         if end["how"] == "exit":
             how += f" with status {end.get('exit_code') or 0}"
         sessions = result.get("sessions", [])
         redirected = f"; {len(sessions)} session(s) connected to the master with device filters" if sessions else ""
+        if sessions and result.get("cluster_source") == "host":
+            # --workers: each copy keeps the program's own session config (verify/child.py).
+            redirected = f"; {len(sessions)} session(s) on the copy's worker task with the program's own config"
         runs = "" if end["how"] == "steps" else f" ({result.get('session_runs', 0)} session runs)"
         lines.append(f"program:   {how}{runs}{redirected}")
         lines.append(f"variables: {result.get('initialized', 0)} initialized by verify, "
@@ -164,6 +186,17 @@ def _header(report: VerifyReport) -> list[str]:
         lines.append(f"note:      {report.parse_note}")
     if not report.complete_prediction:
         lines.append("note:      the prediction is incomplete: the analysis met code it does not model")
+    lines.extend(_tf1_lines(report.tf1_reason, result))
+    return lines
+
+
+def _tf1_lines(reason: str | None, result: dict[str, Any]) -> list[str]:
+    lines = []
+    if reason is not None:
+        mapped = "; ".join(result.get("tf1") or ["tensorflow -> tensorflow.compat.v1 (v2 behaviour disabled)"])
+        lines.append(f"tf1 mode:  {mapped} (because {reason})")
+    for stub in result.get("stubbed") or []:
+        lines.append(f"stubbed:   {stub}")
     return lines
 
 
@@ -202,6 +235,10 @@ def _body(report: VerifyReport) -> list[str]:
             lines.append("exceptions: none raised, none predicted")
         for row in comparison.exceptions:
             where = f" at line {row.line}" if row.line else ""
+            if row.status == NOT_AS_PREDICTED:
+                lines.append(f"exception {row.status} ({row.phase}): {row.error_type}{where}: {_first_line(row.message)}")
+                lines.append(f"    at the line of {row.finding}")
+                continue
             if row.status == NOT_RAISED:
                 lines.append(f"exception {row.status}: {row.finding} ({row.message})")
                 continue
@@ -209,11 +246,12 @@ def _body(report: VerifyReport) -> list[str]:
             if row.finding:
                 lines.append(f"    predicted by {row.finding}")
         traceback_text = ((report.result or {}).get("program") or {}).get("traceback")
-        if traceback_text and any(row.status == UNPREDICTED and row.phase == "program" for row in comparison.exceptions):
+        if traceback_text and any(row.status in (UNPREDICTED, NOT_AS_PREDICTED) and row.phase == "program"
+                                  for row in comparison.exceptions):
             lines.append("")
             lines.append("the program's traceback (last lines):")
             lines.extend("    " + line for line in traceback_text.rstrip().splitlines()[-TRACEBACK_LINES:])
-    if report.outcome != COMPARED:
+    if report.outcome not in (COMPARED, UNAVAILABLE):
         lines.extend(_output_tails(report.child, "the program's"))
     return lines
 
@@ -251,6 +289,8 @@ def report_json(report: VerifyReport) -> dict[str, Any]:
         "read_back": result.get("read_back", 0),
         "prediction_complete": report.complete_prediction,
         "parse_note": report.parse_note,
+        "tf1": {"reason": report.tf1_reason, "mapped": result.get("tf1", [])} if report.tf1_reason else None,
+        "stubbed": result.get("stubbed", []),
         "counts": comparison.counts() if comparison else {},
         "variables": [asdict(row) for row in comparison.rows] if comparison else [],
         "exceptions": [asdict(row) for row in comparison.exceptions] if comparison else [],
@@ -311,6 +351,8 @@ def format_workers_text(report: WorkersReport) -> str:
         else:
             lines.append(f"cluster:   {jobs}{where} ({source}, worker job grown to the copies); started once, "
                          "shared by every copy")
+    if report.absent:
+        lines.append(f"           not running (no copy for them): {', '.join(report.absent)}")
     if report.cluster_error:
         lines.append(f"cluster:   could not be started: {report.cluster_error}")
     if report.parse_note:
@@ -352,7 +394,8 @@ def workers_json(report: WorkersReport) -> dict[str, Any]:
         "summary": workers_summary_line(report),
         "seconds": round(report.child.seconds, 3),
         "isolation": asdict(report.child.isolation),
-        "cluster": {"source": report.cluster_source, "jobs": report.cluster, "error": report.cluster_error},
+        "cluster": {"source": report.cluster_source, "jobs": report.cluster, "error": report.cluster_error,
+                    "not_running": report.absent},
         "prediction_complete": report.complete_prediction,
         "parse_note": report.parse_note,
         "workers": [{"task_index": index, "args": worker.options.args if worker.options else [], **report_json(worker)}
