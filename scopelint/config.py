@@ -20,7 +20,7 @@ except ModuleNotFoundError:  # Python 3.10, which requires-python allows: tomli 
 CONFIG_FILE_NAME = "pyproject.toml"
 STANDALONE_CONFIG_FILE_NAME = "scopelint.toml"
 
-_LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
+_LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "fixable", "unfixable")
 _BOOL_KEYS = ("respect-gitignore", "force-exclude")
 KNOWN_KEYS = frozenset({*_LIST_KEYS, *_BOOL_KEYS, "per-file-ignores"})
 
@@ -41,6 +41,8 @@ class Config:
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     respect_gitignore: bool | None = None  # None: the default (True)
     force_exclude: bool | None = None  # None: the default (False)
+    fixable: tuple[str, ...] | None = None  # rules --fix may repair; None: every rule
+    unfixable: tuple[str, ...] = ()  # rules --fix leaves alone (over fixable)
 
 
 def _has_scopelint_table(pyproject: Path) -> bool:
@@ -127,6 +129,7 @@ _FIELD_OF_KEY = {
     "select": "select", "extend-select": "extend_select", "ignore": "ignore", "exclude": "exclude",
     "extend-exclude": "extend_exclude", "per-file-ignores": "per_file_ignores",
     "respect-gitignore": "respect_gitignore", "force-exclude": "force_exclude",
+    "fixable": "fixable", "unfixable": "unfixable",
 }
 
 
@@ -161,6 +164,8 @@ def _config_from_table(table: dict[str, Any], pyproject: Path, where: str, root:
         per_file_ignores=per_file_ignores,
         respect_gitignore=flags.get("respect-gitignore"),
         force_exclude=flags.get("force-exclude"),
+        fixable=lists.get("fixable"),
+        unfixable=lists.get("unfixable", ()),
     )
 
 
