@@ -361,13 +361,19 @@ def command_rule(args: argparse.Namespace) -> int:
     if info is None:
         _error(f"unknown rule {args.rule!r} (see `{PROGRAM} rules`)")
         return EXIT_ERROR
+    from scopelint.fixes import fix_info
+
+    fixing = fix_info(info.code)
     if args.output_format == "json":
-        sys.stdout.write(json.dumps({**asdict(info), "url": info.url}, indent=2) + "\n")
+        fix_json = {"applicability": fixing.applicability, "description": fixing.description} if fixing else None
+        sys.stdout.write(json.dumps({**asdict(info), "url": info.url, "fix": fix_json}, indent=2) + "\n")
         return EXIT_CLEAN
     console = make_console(sys.stdout, args.no_color)
     styled = use_styles(console, args.no_color)
     heading = Text.assemble((f"{info.code} {info.name}", "bold"), f" ({info.severity})")
     sections: list[tuple[str, str]] = [("", info.summary), ("Why", info.rationale)]
+    sections.append((f"Fix ({fixing.applicability})", fixing.description) if fixing
+                    else ("Fix", "none: `check --fix` does not repair this rule's findings."))
     if not styled:
         parts = [heading.plain, ""]
         for title, body in sections:
