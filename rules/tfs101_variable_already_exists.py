@@ -3,7 +3,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from scopelint.diagnostics import Diagnostic, RuleInfo
+import libcst as cst
+
+from scopelint.diagnostics import Diagnostic, Fix, RuleInfo
+from scopelint.fixes import FixInfo, FixSource
 from scopelint.trace import Trace
 
 from ._common import report_events
@@ -50,6 +53,64 @@ print([v.name for v in tf.global_variables()])  # prints: ['enc/w:0']
 """,
 )
 
+FIX = FixInfo(
+    applicability="safe",
+    description=(
+        "When a function evidently means to share: the variable that already exists was created by the\n"
+        "same get_variable line on an earlier call, inside the function's own `with\n"
+        "tf.variable_scope(\"fixed name\"):` (a literal name, no reuse=, no default_name), then that scope\n"
+        "gets reuse=tf.AUTO_REUSE. The first call creates exactly what it created before, under the same\n"
+        "names; later calls share it instead of raising. Not fixed: a scope named by an argument or\n"
+        "opened elsewhere, a variable first created by other code."
+    ),
+)
+
 
 def check(trace: Trace) -> Iterable[Diagnostic]:
     return report_events(trace, RULE, "already_exists")
+
+
+def fix(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
+    if not any(related.site == diagnostic.site and related.note == "first created here" for related in diagnostic.related):
+        return None  # first created by other code: sharing is not evidently meant
+    call = source.node_at(diagnostic.site, cst.Call)
+    if call is None:
+        return None
+    for ancestor in source.ancestors(call):
+        if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)):
+            return None  # no scope of the function's own
+        if isinstance(ancestor, cst.With):
+            scope = next((item.item for item in ancestor.items if _is_variable_scope(item.item)), None)
+            if scope is not None:
+                break
+    else:
+        return None
+    assert isinstance(scope, cst.Call) and isinstance(scope.func, cst.Attribute)
+    if not _fixed_name_only(scope) or not any(isinstance(a, cst.FunctionDef) for a in source.ancestors(scope)):
+        return None
+    auto_reuse = scope.func.with_changes(attr=cst.Name("AUTO_REUSE"))
+    args = list(scope.args)
+    args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    args.append(cst.Arg(auto_reuse, keyword=cst.Name("reuse"),
+                        equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))))
+    first = scope.args[0].value
+    assert isinstance(first, cst.SimpleString)
+    return source.replace(
+        "safe",
+        f"Open variable_scope({first.value}) with reuse={source.code(auto_reuse)}: the later calls share the variables "
+        "the first call creates, under the same names, instead of raising",
+        {scope: scope.with_changes(args=args)},
+    )
+
+
+def _is_variable_scope(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "variable_scope"
+
+
+def _fixed_name_only(scope: cst.Call) -> bool:
+    """variable_scope("literal", ...) with neither reuse nor default_name, nothing unpacked."""
+    if not scope.args or scope.args[0].keyword is not None or not isinstance(scope.args[0].value, cst.SimpleString):
+        return False
+    if any(arg.star for arg in scope.args) or sum(1 for arg in scope.args if arg.keyword is None) > 1:
+        return False
+    return not {arg.keyword.value for arg in scope.args if arg.keyword is not None} & {"reuse", "default_name"}

@@ -33,7 +33,7 @@ class Case:
     # Unsafe fixes: what changes, each of which the fix's message must say.
     added: str | None = None  # a part of every new variable's name
     removed: tuple[str, ...] = ()  # variables no longer created
-    moved_to: str | None = None  # the device the moved variables go to
+    moved_to: str | None = None  # where the moved variables go (a device prefix): the message says each one's device
 
     @property
     def before(self) -> Path:
@@ -48,6 +48,9 @@ CASES = [
     Case("tfs105_tower_loop", "TFS105", "safe", "Variable w/Adam/ does not exist"),
     Case("tfs402_task_index", "TFS402", "safe", "unexpected keyword argument 'task_index'"),
     Case("tfs205_cell_times_layers", "TFS205", "unsafe", None, added="cell_1/"),
+    Case("tfs101_shared_encoder", "TFS101", "safe", "Variable encoder/w already exists"),
+    Case("tfs201_variable_under_reuse", "TFS201", "unsafe", None, removed=("shared_1/w",)),
+    Case("tfs401_unused_setter", "TFS401", "unsafe", None, moved_to="/job:ps/"),
 ]
 
 
@@ -253,6 +256,9 @@ def test_tensorflow_agrees_with_the_fix(case: Case, observed: dict[Path, Observa
     for name in removed:
         assert name not in after_names and name in message
     if case.moved_to is not None:
-        moved = {key[0] for key in after_keys if key[2] == case.moved_to}
-        assert moved and case.moved_to in message
-        assert moved == {key[0] for key in before_keys}, "the variables that moved are the program's own"
+        device_after = {key[0]: key[2] for key in after_keys}
+        assert {key[0] for key in before_keys} == set(device_after), "a moved variable keeps its name"
+        for key in before_keys:
+            device = device_after[key[0]]
+            assert device != key[2] and device.startswith(case.moved_to), (key, device)
+            assert f"`{key[0]}` to {device}" in message
