@@ -47,11 +47,17 @@ class Case:
 CASES = [
     Case("tfs105_tower_loop", "TFS105", "safe", "Variable w/Adam/ does not exist"),
     Case("tfs402_task_index", "TFS402", "safe", "unexpected keyword argument 'task_index'"),
+    Case("tfs402_named_worker_device", "TFS402", "safe", "unexpected keyword argument 'task_index'"),
+    Case("tfs402_cluster_spec", "TFS402", "safe", "unexpected keyword argument 'cluster_spec'"),
     Case("tfs205_cell_times_layers", "TFS205", "unsafe", None, added="cell_1/"),
     Case("tfs101_shared_encoder", "TFS101", "safe", "Variable encoder/w already exists"),
     Case("tfs201_variable_under_reuse", "TFS201", "unsafe", None, removed=("shared_1/w",)),
     Case("tfs401_unused_setter", "TFS401", "unsafe", None, moved_to="/job:ps/"),
 ]
+
+
+def _case(name: str) -> Case:
+    return next(case for case in CASES if case.name == name)
 
 
 def _fix_args(case: Case, path: Path, *extra: str) -> list[str]:
@@ -143,7 +149,7 @@ def test_terminal_marks_fixable_findings(capsys: pytest.CaptureFixture[str]) -> 
     out = capsys.readouterr().out
     assert "TFS105 [*] " in out
     assert "[*] 1 fixable with the `--fix` option." in out
-    cli.main(["check", str(CASES[2].before), "--select", "TFS205", "--no-cache", "--output-format", "concise", "--no-color"])
+    cli.main(["check", str(_case("tfs205_cell_times_layers").before), "--select", "TFS205", "--no-cache", "--output-format", "concise", "--no-color"])
     out = capsys.readouterr().out
     assert "[*]" not in out.splitlines()[0]
     assert "1 hidden fix can be enabled with the `--unsafe-fixes` option" in out
