@@ -7,7 +7,7 @@ import libcst as cst
 
 from scopelint.diagnostics import Diagnostic, Fix, RuleInfo
 from scopelint.fixes import FixInfo, FixSource
-from scopelint.trace import Trace
+from scopelint.trace import Site, Trace
 
 from ._common import report_events
 
@@ -60,8 +60,10 @@ FIX = FixInfo(
         "same get_variable line on an earlier call, inside the function's own `with\n"
         "tf.variable_scope(\"fixed name\"):` (a literal name, no reuse=, no default_name), then that scope\n"
         "gets reuse=tf.AUTO_REUSE. The first call creates exactly what it created before, under the same\n"
-        "names; later calls share it instead of raising. Not fixed: a scope named by an argument or\n"
-        "opened elsewhere, a variable first created by other code."
+        "names; later calls share it instead of raising. And when the failing call of that code passes\n"
+        "reuse=False (or None) where an earlier call of it did not, or opens the same literal\n"
+        "variable_scope with reuse=None/False a second time around it, that reuse becomes True (in this\n"
+        "file). Not fixed: a variable first created by other code, a call in another file."
     ),
 )
 
@@ -73,6 +75,83 @@ def check(trace: Trace) -> Iterable[Diagnostic]:
 def fix(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
     if not any(related.site == diagnostic.site and related.note == "first created here" for related in diagnostic.related):
         return None  # first created by other code: sharing is not evidently meant
+    return _reuse_turned_off(diagnostic, source) or _own_scope(diagnostic, source)
+
+
+def _chains(diagnostic: Diagnostic) -> tuple[list[Site], list[Site]]:
+    """The calls that led to the failing creation and to the first one, innermost last (the
+    related notes list the failing chain, "first created here", then the first chain)."""
+    notes = list(diagnostic.related)
+    split = next(i for i, related in enumerate(notes) if related.note == "first created here")
+    failing = [r.site for r in notes[:split] if r.site is not None and " call of " in r.note]
+    first = [r.site for r in notes[split + 1:] if r.site is not None and " call of " in r.note]
+    return failing, first
+
+
+def _reuse_turned_off(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
+    """The failing call of the shared code says reuse=False (or None) where the first call did not
+    need to: `model(x, reuse=False)` or `with variable_scope("Model", reuse=None): Model(...)` a
+    second time, beside another call of the same code under the same scope. That reuse becomes True."""
+    failing, first = _chains(diagnostic)
+    first_calls = [source.node_at(site, cst.Call) for site in first if site.path == source.path]
+    for site in reversed(failing):
+        if site.path != source.path:
+            continue
+        call = source.node_at(site, cst.Call)
+        if not isinstance(call, cst.Call):
+            continue
+        same_callee = [other for other in first_calls if isinstance(other, cst.Call) and other is not call
+                       and source.code(other.func) == source.code(call.func)]
+        if not same_callee:
+            continue
+        argument = _reuse_off(call)
+        if argument is not None and any(_reuse_off(other) is None for other in same_callee):
+            return _set_true(source, argument, f"Pass reuse=True to this second call of `{source.code(call.func)}` "
+                                               "(line {line}): it shares the variables the first call creates, "
+                                               "under the same names, instead of raising")
+        scope = _enclosing_scope(source, call)
+        if scope is None:
+            continue
+        argument = _reuse_off(scope)
+        name = scope.args[0].value if scope.args else None
+        if argument is None or not isinstance(name, cst.SimpleString):
+            continue
+        if any((other_scope := _enclosing_scope(source, other)) is not None and other_scope is not scope
+               and other_scope.args and isinstance(other_scope.args[0].value, cst.SimpleString)
+               and other_scope.args[0].value.evaluated_value == name.evaluated_value for other in same_callee):
+            return _set_true(source, argument, f"Open variable_scope({name.value}) at line {{line}} with reuse=True: "
+                                               f"this second `{source.code(call.func)}` shares the variables the first "
+                                               "creates, under the same names, instead of raising")
+    return None
+
+
+def _reuse_off(call: cst.Call) -> cst.Arg | None:
+    """The call's `reuse=False` or `reuse=None` argument."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "reuse" and isinstance(arg.value, cst.Name) \
+                and arg.value.value in ("False", "None"):
+            return arg
+    return None
+
+
+def _enclosing_scope(source: FixSource, node: cst.CSTNode) -> cst.Call | None:
+    """The variable_scope(...) of the nearest `with` around the node, in the same function."""
+    for ancestor in source.ancestors(node):
+        if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return None
+        if isinstance(ancestor, cst.With):
+            for item in ancestor.items:
+                if _is_variable_scope(item.item):
+                    return item.item  # type: ignore[return-value]
+    return None
+
+
+def _set_true(source: FixSource, argument: cst.Arg, message: str) -> Fix | None:
+    line = source.position(argument).start.line
+    return source.replace("safe", message.format(line=line), {argument: argument.with_changes(value=cst.Name("True"))})
+
+
+def _own_scope(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
     call = source.node_at(diagnostic.site, cst.Call)
     if call is None:
         return None

@@ -55,6 +55,8 @@ CASES = [
     Case("tfs402_cluster_spec", "TFS402", "safe", "unexpected keyword argument 'cluster_spec'", placed_on="/job:ps/task:0"),
     Case("tfs205_cell_times_layers", "TFS205", "unsafe", None, added="cell_1/"),
     Case("tfs101_shared_encoder", "TFS101", "safe", "Variable encoder/w already exists"),
+    Case("tfs101_reuse_false_argument", "TFS101", "safe", "Variable discriminator/w already exists"),
+    Case("tfs101_reuse_none_scope", "TFS101", "safe", "Variable Model/w already exists"),
     Case("tfs201_variable_under_reuse", "TFS201", "unsafe", None, removed=("shared_1/w",)),
     Case("tfs401_unused_setter", "TFS401", "unsafe", None, moved_to="/job:ps/"),
 ]
