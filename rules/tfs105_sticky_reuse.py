@@ -61,7 +61,7 @@ FIX = FixInfo(
         "When the reuse_variables() call is in a loop (a tower loop), the loop goes inside\n"
         "`with tf.variable_scope(tf.get_variable_scope()):`. That block works on a copy of the root\n"
         "scope, so the towers share exactly as before, every variable keeps its name, and the reuse\n"
-        "ends with the block: what is created after the loop (optimizer slots, ...) is created again.\n"
+        "ends with the block: what is created after the loop (optimizer slots, ...) is created as new.\n"
         "Not fixed: a call outside a loop, or in a function the loop calls."
     ),
 )
