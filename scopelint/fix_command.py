@@ -60,7 +60,10 @@ def fixable_by_settings(settings_for: Callable[[str], engine.CheckSettings]) -> 
 def attach(result: engine.RunResult, args: argparse.Namespace, stdin_data: bytes | None,
            settings_for: Callable[[str], engine.CheckSettings]) -> None:
     """Fixes on the run's findings, for the output formats (JSON `fix`, SARIF `fixes`, marks)."""
-    attach_fixes(result.diagnostics, _Reader(args.stdin_filename, stdin_data), fixable_by_settings(settings_for))
+    failed = attach_fixes(result.diagnostics, _Reader(args.stdin_filename, stdin_data), fixable_by_settings(settings_for))
+    for error in failed:
+        print(f"{PROGRAM}: internal error in a fix on {error} (a bug in scopelint; the finding is shown without it)",
+              file=sys.stderr)
 
 
 def fix_summary(findings: list[Diagnostic], unsafe: bool) -> str | None:
@@ -100,9 +103,12 @@ def run_fixes(args: argparse.Namespace, result: engine.RunResult,
             return engine.check_source(new_text.encode("utf-8"), path, settings).diagnostics
 
         outcome = fix_file(path, text, analyse, wanted, first=findings)
-        if outcome.changed or outcome.problem:
+        if outcome.changed or outcome.problem or outcome.errors:
             outcomes.append(outcome)
-    return outcomes, [f"{PROGRAM}: {outcome.path}: {outcome.problem}" for outcome in outcomes if outcome.problem]
+    problems = [f"{PROGRAM}: {outcome.path}: {outcome.problem}" for outcome in outcomes if outcome.problem]
+    problems += [f"{PROGRAM}: internal error in a fix on {outcome.path}: {error} (a bug in scopelint; not applied)"
+                 for outcome in outcomes for error in outcome.errors]
+    return outcomes, problems
 
 
 def write_fixed(outcomes: list[FileFix]) -> None:

@@ -54,6 +54,7 @@ class FixSource:
     def __init__(self, path: str, text: str) -> None:
         self.path = path
         self.text = text
+        self.errors: list[str] = []  # fixes that failed (bugs in scopelint), as "TFS105: ValueError: ..."
 
     @cached_property
     def module(self) -> cst.Module | None:
@@ -258,14 +259,19 @@ def unified_diff(path: str, old: str, new: str) -> str:
 
 def compute_fix(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
     """The rule's fix for this finding, or None (no fix, or a file that does not parse).
-    A failing fix() is a bug in scopelint: it propagates."""
+    A failing fix() is a bug in scopelint: recorded in `source.errors`, and the finding has no fix
+    (the check itself goes on, as it does past a failing rule)."""
     from scopelint.rules import rule_by_code_or_name
 
     module = rule_by_code_or_name(diagnostic.code)
     fixer = getattr(module, "fix", None) if module is not None else None
     if fixer is None or source.module is None or diagnostic.site.path != source.path:
         return None
-    return fixer(diagnostic, source)
+    try:
+        return fixer(diagnostic, source)
+    except Exception as error:  # noqa: BLE001 - reported, never hides the findings
+        source.errors.append(f"{diagnostic.code} at line {diagnostic.site.line}: {type(error).__name__}: {error}")
+        return None
 
 
 def fix_info(code: str) -> FixInfo | None:
@@ -276,8 +282,9 @@ def fix_info(code: str) -> FixInfo | None:
 
 
 def attach_fixes(diagnostics: Iterable[Diagnostic], text_of: Callable[[str], str | None],
-                 fixable: Callable[[Diagnostic], bool] = lambda _: True) -> None:
-    """Sets `fix` on each finding its rule can repair (for the output formats and their marks)."""
+                 fixable: Callable[[Diagnostic], bool] = lambda _: True) -> list[str]:
+    """Sets `fix` on each finding its rule can repair (for the output formats and their marks);
+    returns the fixes that failed, as "path: CODE at line N: error"."""
     sources: dict[str, FixSource | None] = {}
     for diagnostic in diagnostics:
         if not fixable(diagnostic) or fix_info(diagnostic.code) is None:
@@ -289,6 +296,7 @@ def attach_fixes(diagnostics: Iterable[Diagnostic], text_of: Callable[[str], str
         source = sources[path]
         if source is not None:
             diagnostic.fix = compute_fix(diagnostic, source)
+    return [f"{path}: {error}" for path, source in sources.items() if source is not None for error in source.errors]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -302,6 +310,7 @@ class FileFix:
     fixed: str
     applied: list[Diagnostic] = field(default_factory=list)  # the findings repaired, over all passes
     problem: str | None = None  # why the file was left as it was (or not fully fixed)
+    errors: list[str] = field(default_factory=list)  # fixes that failed (bugs in scopelint)
 
     @property
     def changed(self) -> bool:
@@ -320,6 +329,7 @@ def fix_file(path: str, text: str, analyse: Callable[[str], list[Diagnostic]],
     for number in range(MAX_PASSES):
         findings = first if number == 0 and first is not None else analyse(current)
         source = FixSource(path, current)
+        source.errors = result.errors
         candidates = []
         for diagnostic in findings:
             if diagnostic.site.path != path:

@@ -277,3 +277,18 @@ def test_tensorflow_agrees_with_the_fix(case: Case, observed: dict[Path, Observa
             device = device_after[key[0]]
             assert device != key[2] and device.startswith(case.moved_to), (key, device)
             assert f"`{key[0]}` to {device}" in message
+
+
+def test_a_failing_fix_is_reported_and_the_check_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    import scopelint.rules.tfs105_sticky_reuse as tfs105
+
+    def broken(diagnostic, source):  # type: ignore[no-untyped-def]
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(tfs105, "fix", broken)
+    assert cli.main(["check", str(CASES[0].before), "--select", "TFS105", "--no-cache", "--output-format", "concise"]) \
+        == cli.EXIT_FINDINGS
+    captured = capsys.readouterr()
+    assert "TFS105 reuse_variables()" in captured.out  # shown, without the [*] mark
+    assert "internal error in a fix" in captured.err and "RuntimeError: boom" in captured.err
