@@ -61,7 +61,7 @@ FIX = FixInfo(
         "tf.variable_scope(\"fixed name\"):` (a literal name, no reuse=, no default_name), then that scope\n"
         "gets reuse=tf.AUTO_REUSE. The first call creates exactly what it created before, under the same\n"
         "names; later calls share it instead of raising. And when the failing call of that code passes\n"
-        "reuse=False (or None) where an earlier call of it did not, or opens the same literal\n"
+        "reuse=False (or None) after an earlier call of it created the variable, or opens the same literal\n"
         "variable_scope with reuse=None/False a second time around it, that reuse becomes True (in this\n"
         "file). Not fixed: a variable first created by other code, a call in another file."
     ),
@@ -89,9 +89,9 @@ def _chains(diagnostic: Diagnostic) -> tuple[list[Site], list[Site]]:
 
 
 def _reuse_turned_off(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
-    """The failing call of the shared code says reuse=False (or None) where the first call did not
-    need to: `model(x, reuse=False)` or `with variable_scope("Model", reuse=None): Model(...)` a
-    second time, beside another call of the same code under the same scope. That reuse becomes True."""
+    """The failing call of the shared code turns reuse off after an earlier call of it created the
+    variable: `model(x, reuse=False)`, or `with variable_scope("Model", reuse=None): Model(...)` a
+    second time beside another call of the same code under the same scope. That reuse becomes True."""
     failing, first = _chains(diagnostic)
     first_calls = [source.node_at(site, cst.Call) for site in first if site.path == source.path]
     for site in reversed(failing):
@@ -105,7 +105,7 @@ def _reuse_turned_off(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
         if not same_callee:
             continue
         argument = _reuse_off(call)
-        if argument is not None and any(_reuse_off(other) is None for other in same_callee):
+        if argument is not None:  # the code takes a reuse argument, and this later call turns it off
             return _set_true(source, argument, f"Pass reuse=True to this second call of `{source.code(call.func)}` "
                                                "(line {line}): it shares the variables the first call creates, "
                                                "under the same names, instead of raising")
