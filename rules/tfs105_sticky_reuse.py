@@ -10,7 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from scopelint.diagnostics import Diagnostic, RuleInfo
+import libcst as cst
+
+from scopelint.diagnostics import Diagnostic, Fix, RuleInfo
+from scopelint.fixes import FixInfo, FixSource
 from scopelint.trace import UNKNOWN_PART, Event, Related, Trace
 
 RULE = RuleInfo(
@@ -50,6 +53,17 @@ with tf.variable_scope("decoder"):
     v = tf.get_variable("v", shape=[2])
 print(v.name)  # prints: decoder/v:0
 """,
+)
+
+FIX = FixInfo(
+    applicability="safe",
+    description=(
+        "When the reuse_variables() call is in a loop (a tower loop), the loop goes inside\n"
+        "`with tf.variable_scope(tf.get_variable_scope()):`. That block works on a copy of the root\n"
+        "scope, so the towers share exactly as before, every variable keeps its name, and the reuse\n"
+        "ends with the block: what is created after the loop (optimizer slots, ...) is created as new.\n"
+        "Not fixed: a call outside a loop, or in a function the loop calls."
+    ),
 )
 
 # How many affected creations the finding points to.
@@ -103,3 +117,45 @@ def describe(event: Event) -> str:
     if creation == "local_variable":
         return f"the local variable `{key}`"
     return f"the variable `{key}`"
+
+
+def fix(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
+    call = source.node_at(diagnostic.site, cst.Call)
+    if not isinstance(call, cst.Call) or not _is_root_reuse_call(call):
+        return None
+    assert isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call)
+    get_scope = call.func.value
+    assert isinstance(get_scope.func, cst.Attribute)
+    loop = None
+    for ancestor in source.ancestors(call):
+        if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            break  # the loop that calls this function may be anywhere: not mechanical
+        if isinstance(ancestor, (cst.For, cst.While)):
+            loop = ancestor
+            break
+    if loop is None:
+        return None
+    # tf.variable_scope(tf.get_variable_scope()), spelled with the program's own module name.
+    scope = cst.Call(func=get_scope.func.with_changes(attr=cst.Name("variable_scope")),
+                     args=[cst.Arg(get_scope.deep_clone())])
+    wrapped = cst.With(
+        items=[cst.WithItem(scope)],
+        body=cst.IndentedBlock([loop.with_changes(leading_lines=())]),
+        leading_lines=loop.leading_lines,
+    )
+    return source.replace(
+        "safe",
+        f"Run the loop at line {source.position(loop).start.line} inside `with "
+        f"{source.code(scope)}:`: the reuse ends with the loop, every variable keeps its name",
+        {loop: wrapped},
+    )
+
+
+def _is_root_reuse_call(call: cst.Call) -> bool:
+    """`<tf>.get_variable_scope().reuse_variables()`, with no arguments."""
+    func = call.func
+    if call.args or not isinstance(func, cst.Attribute) or func.attr.value != "reuse_variables":
+        return False
+    receiver = func.value
+    return (isinstance(receiver, cst.Call) and not receiver.args and isinstance(receiver.func, cst.Attribute)
+            and receiver.func.attr.value == "get_variable_scope")

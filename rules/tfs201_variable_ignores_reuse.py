@@ -3,8 +3,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from scopelint.diagnostics import Diagnostic, RuleInfo
-from scopelint.trace import Trace
+import libcst as cst
+
+from scopelint.diagnostics import Diagnostic, Fix, RuleInfo
+from scopelint.fixes import FixInfo, FixSource
+from scopelint.trace import UNKNOWN_PART, Trace
 
 from ._common import report_events
 
@@ -50,6 +53,61 @@ print([v.name for v in tf.global_variables()])  # prints: ['shared/w:0']
 """,
 )
 
+FIX = FixInfo(
+    applicability="unsafe",
+    description=(
+        "`tf.Variable(initial, name=\"w\")` becomes `tf.get_variable(\"w\", initializer=initial)` (dtype= and\n"
+        "trainable= kept), so that the calls under reuse share the first call's variable. Unsafe: the\n"
+        "first variable keeps its name, but the copies made under reuse (shared_1/w, ...) are no longer\n"
+        "created, and their users now read the shared one; the message names them. Not fixed: no\n"
+        "literal name=, an initial value that may be a function (a name or a lambda), other arguments."
+    ),
+)
+
+# The tf.Variable arguments the fix carries over to get_variable.
+_KEPT = ("dtype", "trainable")
+
 
 def check(trace: Trace) -> Iterable[Diagnostic]:
-    return report_events(trace, RULE, "variable_ignores_reuse")
+    found = report_events(trace, RULE, "variable_ignores_reuse")
+    for diagnostic in found:
+        # The variables this tf.Variable creates, in order: the fix says which copies go.
+        names = [record.name for record in trace.inventory() if record.site == diagnostic.site]
+        diagnostic.extra["created"] = names
+    return found
+
+
+def fix(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
+    call = source.node_at(diagnostic.site, cst.Call)
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) \
+            or call.func.attr.value not in ("Variable", "VariableV1"):
+        return None
+    created = [str(name) for name in diagnostic.extra.get("created", [])]
+    if len(created) < 2 or any(UNKNOWN_PART in name for name in created):
+        return None  # nothing proven to go
+    keywords = {arg.keyword.value: arg for arg in call.args if arg.keyword is not None}
+    positional = [arg for arg in call.args if arg.keyword is None]
+    initial = positional[0].value if len(positional) == 1 and not positional[0].star else None
+    if initial is None and not positional and "initial_value" in keywords:
+        initial = keywords["initial_value"].value
+    name = keywords.get("name")
+    if (initial is None or len(positional) > 1 or set(keywords) - {"initial_value", "name", *_KEPT}
+            or name is None or not isinstance(name.value, cst.SimpleString)
+            or not isinstance(initial, (cst.Call, cst.List, cst.Integer, cst.Float, cst.UnaryOperation))):
+        return None
+    literal = name.value.evaluated_value
+    first = created[0]
+    if not isinstance(literal, str) or first.rsplit("/", 1)[-1] != literal:
+        return None  # the first variable was renamed (w_1): get_variable would not find the same one
+    args = [cst.Arg(name.value), cst.Arg(initial, keyword=cst.Name("initializer"),
+                                         equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))]
+    args += [keywords[key] for key in _KEPT if key in keywords]
+    args = [arg.with_changes(comma=cst.MaybeSentinel.DEFAULT) for arg in args]
+    new_call = call.with_changes(func=call.func.with_changes(attr=cst.Name("get_variable")), args=args)
+    copies = ", ".join(f"`{copy}`" for copy in created[1:])
+    return source.replace(
+        "unsafe",
+        f"Create `{literal}` with get_variable, so that it is shared under reuse: `{first}` stays, "
+        f"{copies} {'is' if len(created) == 2 else 'are'} no longer created (their users read `{first}`)",
+        {call: new_call},
+    )

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from scopelint.diagnostics import Diagnostic, RuleInfo
+import libcst as cst
+
+from scopelint.diagnostics import Diagnostic, Fix, RuleInfo
+from scopelint.fixes import FixInfo, FixSource
 from scopelint.trace import Trace
 
 from ._common import report_events
@@ -39,6 +42,112 @@ print(len(tf.trainable_variables()))  # prints: 8
 """,
 )
 
+FIX = FixInfo(
+    applicability="unsafe",
+    description=(
+        "`MultiRNNCell([cell] * n)`, where `cell = SomeCell(...)` is assigned once and used nowhere else,\n"
+        "becomes `MultiRNNCell([SomeCell(...) for _ in range(n)])`, and the assignment goes (unless commented). Unsafe: the\n"
+        "first layer keeps its variables and their names (cell_0/...), but every later layer gets\n"
+        "variables of its own (cell_1/..., ...) instead of sharing the first layer's, so a checkpoint of\n"
+        "the shared stack lacks them. Not fixed: a cell passed in from elsewhere, or used again."
+    ),
+)
+
 
 def check(trace: Trace) -> Iterable[Diagnostic]:
     return report_events(trace, RULE, "rnn_cell_reused")
+
+
+def fix(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
+    call = source.node_at(diagnostic.site, cst.Call)
+    if not isinstance(call, cst.Call) or not call.args:
+        return None
+    repeated = call.args[0].value
+    if not isinstance(repeated, cst.BinaryOperation) or not isinstance(repeated.operator, cst.Multiply):
+        return None
+    listed, count = repeated.left, repeated.right
+    if isinstance(count, cst.List):
+        listed, count = count, listed
+    if not isinstance(listed, cst.List) or len(listed.elements) != 1 or not isinstance(listed.elements[0].value, cst.Name):
+        return None
+    name = listed.elements[0].value.value
+    body = _enclosing_body(source, call)
+    if body is None:
+        return None
+    assignments = [
+        line for line in body
+        if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and isinstance(line.body[0], cst.Assign)
+        and [target.target for target in line.body[0].targets if isinstance(target.target, cst.Name)
+             and target.target.value == name]
+    ]
+    uses = [node for node in _names(body) if node.value == name]
+    if len(assignments) != 1 or len(uses) != 2:  # the assignment and the list: nothing else sees the cell
+        return None
+    statement = assignments[0]
+    assign = statement.body[0]
+    assert isinstance(assign, cst.Assign)
+    if len(assign.targets) != 1 or not isinstance(assign.value, cst.Call) or not _plain(assign.value):
+        return None
+    per_layer = cst.ListComp(
+        elt=assign.value.deep_clone(),
+        for_in=cst.CompFor(target=cst.Name("_"), iter=cst.Call(cst.Name("range"), [cst.Arg(count.deep_clone())])),
+    )
+    # The assignment goes unless a comment is attached to it (a fix keeps comments).
+    commented = statement.trailing_whitespace.comment is not None or any(line.comment for line in statement.leading_lines)
+    replacements: dict[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel] = {repeated: per_layer}
+    if not commented:
+        replacements[statement] = cst.RemoveFromParent()
+    return source.replace(
+        "unsafe",
+        f"Build one `{source.code(assign.value)}` per layer instead of sharing `{name}`: the first layer keeps "
+        "its variables (cell_0/...); each later layer gets its own (cell_1/..., new, no longer shared)",
+        replacements,
+    )
+
+
+def _enclosing_body(source: FixSource, node: cst.CSTNode) -> list[cst.CSTNode] | None:
+    """The statements of the function (or module) that holds `node`, walked in full below."""
+    for ancestor in source.ancestors(node):
+        if isinstance(ancestor, cst.FunctionDef):
+            block = ancestor.body
+            return list(block.body) if isinstance(block, cst.IndentedBlock) else None
+        if isinstance(ancestor, cst.Module):
+            return list(ancestor.body)
+        if isinstance(ancestor, (cst.ClassDef, cst.Lambda)):
+            return None
+    return None
+
+
+def _names(nodes: list[cst.CSTNode]) -> list[cst.Name]:
+    found: list[cst.Name] = []
+
+    class Collect(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            found.append(node)
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)  # `x.cell` is no use of `cell`
+            return False
+
+    for node in nodes:
+        node.visit(Collect())
+    return found
+
+
+def _plain(call: cst.Call) -> bool:
+    """A constructor whose arguments are names, constants and attributes: evaluating it once per
+    layer, where the list is, gives each layer the same configuration."""
+    allowed = (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.SimpleString, cst.UnaryOperation, cst.Call, cst.Arg,
+               cst.Dot, cst.Minus, cst.Comma, cst.AssignEqual, cst.LeftParen, cst.RightParen, cst.ParenthesizedWhitespace,
+               cst.SimpleWhitespace, cst.Newline, cst.EmptyLine, cst.TrailingWhitespace, cst.Comment)
+    ok = True
+
+    class Check(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            nonlocal ok
+            if not isinstance(node, allowed):
+                ok = False
+            return ok
+
+    call.visit(Check())
+    return ok

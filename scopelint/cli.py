@@ -22,6 +22,7 @@ from scopelint.add_noqa import add_noqa
 from scopelint.cache import ResultCache
 from scopelint.config import Config, ConfigError, load_config, parse_override
 from scopelint.diagnostics import RuleInfo
+from scopelint.fix_command import add_fix_arguments
 from scopelint.output import FORMATTERS, STATISTICS_FORMATTERS, SUMMARY_FORMATS, FormatOptions, summary_line
 from scopelint.output.progress import progress_bar
 from scopelint.output.terminal import emit, make_console, use_styles
@@ -86,6 +87,7 @@ def add_check_command(subparsers: argparse._SubParsersAction) -> None:
     writers = adoption_group.add_mutually_exclusive_group()
     writers.add_argument("--write-baseline", metavar="FILE", help="write every current finding to this baseline file, report nothing, exit 0")
     writers.add_argument("--add-noqa", action="store_true", help="add `# noqa: CODE` to the line of every current finding, exit 0")
+    add_fix_arguments(parser)
     parser.set_defaults(handler=command_check)
 
 
@@ -179,6 +181,9 @@ def command_check(args: argparse.Namespace) -> int:
     if args.add_noqa and engine.STDIN_PATH in args.paths:
         _error("--add-noqa edits files and cannot be used with stdin")
         return EXIT_ERROR
+    if (args.fix or args.diff) and engine.STDIN_PATH in args.paths:
+        _error(f"--{'fix' if args.fix else 'diff'} works on files and cannot be used with stdin")
+        return EXIT_ERROR
     known_findings = None
     if args.baseline:
         try:
@@ -190,16 +195,20 @@ def command_check(args: argparse.Namespace) -> int:
     cache = None if args.no_cache else ResultCache.under(config.root, engine.analyzer_identity())
     if args.silent:
         args.quiet = True  # silent is quiet without the findings
-    bar = None if args.quiet else progress_bar(sys.stderr)
+    def run_once() -> engine.RunResult:
+        bar = None if args.quiet else progress_bar(sys.stderr)
+        try:
+            return engine.run(args.paths, settings, jobs=args.jobs, stdin_data=stdin_data, stdin_filename=args.stdin_filename,
+                              cache=cache, progress=bar, settings_for=resolver)
+        finally:
+            if bar is not None:
+                bar.close()
+
     try:
-        result = engine.run(args.paths, settings, jobs=args.jobs, stdin_data=stdin_data, stdin_filename=args.stdin_filename,
-                            cache=cache, progress=bar, settings_for=resolver)
+        result = run_once()
     except (ConfigError, SelectorError) as problem:  # a nested configuration met during the walk
         _error(str(problem))
         return EXIT_ERROR
-    finally:
-        if bar is not None:
-            bar.close()
 
     for unreadable in result.read_errors:
         print(f"{PROGRAM}: {unreadable.path}: {unreadable.error}", file=sys.stderr)
@@ -235,18 +244,48 @@ def command_check(args: argparse.Namespace) -> int:
             print(f"Added {report.added} noqa directive{'s' if report.added != 1 else ''}.", file=sys.stderr)
         return EXIT_ERROR if failed else EXIT_CLEAN
 
+    fixed = None  # with --fix: how many findings were repaired
+    if args.fix or args.diff:
+        from scopelint import fix_command
+
+        outcomes, problems = fix_command.run_fixes(args, result, resolver)
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        if args.diff:
+            would_fix = fix_command.print_diff(outcomes)
+            if not args.silent:
+                print(f"Would fix {would_fix} finding{'s' if would_fix != 1 else ''}.", file=sys.stderr)
+            return EXIT_ERROR if failed else (EXIT_FINDINGS if would_fix else EXIT_CLEAN)
+        fix_command.write_fixed(outcomes)
+        fixed = sum(len(outcome.applied) for outcome in outcomes)
+        if args.show_fixes and not args.silent:
+            sys.stdout.write(fix_command.show_fixes(outcomes))
+        if fixed:
+            result = run_once()  # what is left, as the files now are
+            if known_findings is not None:
+                result, _ = baseline.without_baselined(result, known_findings)
+    if not args.silent and not args.statistics:
+        from scopelint import fix_command
+
+        fix_command.attach(result, args, stdin_data, resolver)
+
     findings = result.diagnostics
     if args.silent:
         pass
     elif args.statistics:
         emit(STATISTICS_FORMATTERS[args.output_format](result), sys.stdout, args.no_color)
     else:
-        options = FormatOptions(show_source=args.show_source)
+        options = FormatOptions(show_source=args.show_source, unsafe_fixes=args.unsafe_fixes)
         emit(FORMATTERS[args.output_format](result, options), sys.stdout, args.no_color)
         if args.output_format in SUMMARY_FORMATS and not args.quiet:
             if findings and (args.output_format == "full" and args.show_source or args.output_format == "grouped"):
                 print()
-            print(summary_line(findings, result.files_unchecked))
+            from scopelint import fix_command
+
+            print(fix_command.fixed_summary(fixed, findings) if fixed else summary_line(findings, result.files_unchecked))
+            hint = fix_command.fix_summary(findings, args.unsafe_fixes)
+            if hint:
+                print(hint)
 
     if result.read_errors or result.internal_errors:
         return EXIT_ERROR
@@ -322,13 +361,19 @@ def command_rule(args: argparse.Namespace) -> int:
     if info is None:
         _error(f"unknown rule {args.rule!r} (see `{PROGRAM} rules`)")
         return EXIT_ERROR
+    from scopelint.fixes import fix_info
+
+    fixing = fix_info(info.code)
     if args.output_format == "json":
-        sys.stdout.write(json.dumps({**asdict(info), "url": info.url}, indent=2) + "\n")
+        fix_json = {"applicability": fixing.applicability, "description": fixing.description} if fixing else None
+        sys.stdout.write(json.dumps({**asdict(info), "url": info.url, "fix": fix_json}, indent=2) + "\n")
         return EXIT_CLEAN
     console = make_console(sys.stdout, args.no_color)
     styled = use_styles(console, args.no_color)
     heading = Text.assemble((f"{info.code} {info.name}", "bold"), f" ({info.severity})")
     sections: list[tuple[str, str]] = [("", info.summary), ("Why", info.rationale)]
+    sections.append((f"Fix ({fixing.applicability})", fixing.description) if fixing
+                    else ("Fix", "none: `check --fix` does not repair this rule's findings."))
     if not styled:
         parts = [heading.plain, ""]
         for title, body in sections:

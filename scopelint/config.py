@@ -20,7 +20,8 @@ except ModuleNotFoundError:  # Python 3.10, which requires-python allows: tomli 
 CONFIG_FILE_NAME = "pyproject.toml"
 STANDALONE_CONFIG_FILE_NAME = "scopelint.toml"
 
-_LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "include", "extend-include")
+_LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "include", "extend-include",
+              "fixable", "unfixable")
 _BOOL_KEYS = ("respect-gitignore", "force-exclude")
 KNOWN_KEYS = frozenset({*_LIST_KEYS, *_BOOL_KEYS, "per-file-ignores"})
 
@@ -43,6 +44,8 @@ class Config:
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     respect_gitignore: bool | None = None  # None: the default (True)
     force_exclude: bool | None = None  # None: the default (False)
+    fixable: tuple[str, ...] | None = None  # rules --fix may repair; None: every rule
+    unfixable: tuple[str, ...] = ()  # rules --fix leaves alone (over fixable)
 
 
 def _has_scopelint_table(pyproject: Path) -> bool:
@@ -130,6 +133,7 @@ _FIELD_OF_KEY = {
     "extend-exclude": "extend_exclude", "per-file-ignores": "per_file_ignores",
     "include": "include", "extend-include": "extend_include",
     "respect-gitignore": "respect_gitignore", "force-exclude": "force_exclude",
+    "fixable": "fixable", "unfixable": "unfixable",
 }
 
 
@@ -166,6 +170,8 @@ def _config_from_table(table: dict[str, Any], pyproject: Path, where: str, root:
         per_file_ignores=per_file_ignores,
         respect_gitignore=flags.get("respect-gitignore"),
         force_exclude=flags.get("force-exclude"),
+        fixable=lists.get("fixable"),
+        unfixable=lists.get("unfixable", ()),
     )
 
 

@@ -29,6 +29,30 @@ class RuleInfo:
         return f"{DOCS_URL}/{self.code}.md"
 
 
+# A fix's applicability, as ruff names it: "safe" fixes are applied by --fix; "unsafe" ones (they
+# rename variables, move them to another device, or change which ones are shared) only with
+# --unsafe-fixes, and their message says what changes.
+APPLICABILITIES = ("safe", "unsafe")
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text from `start` to `end` (exclusive) by `content`; (line, column), both 1-based."""
+
+    content: str
+    start: tuple[int, int]
+    end: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A repair of one finding (scopelint/fixes.py computes and applies them; rules propose them)."""
+
+    applicability: str  # one of APPLICABILITIES
+    message: str  # what the fix does, and for an unsafe fix what changes in the program's variables
+    edits: tuple[Edit, ...]
+
+
 @dataclass
 class Diagnostic:
     code: str
@@ -39,6 +63,11 @@ class Diagnostic:
     related: tuple[Related, ...] = ()
     certain: bool = True
     extra: dict = field(default_factory=dict)
+    fix: Fix | None = None  # attached after the run by fixes.attach_fixes, never cached
+
+    def fixable(self, unsafe: bool = False) -> bool:
+        """Would `--fix` (with `--unsafe-fixes` when `unsafe`) repair it?"""
+        return self.fix is not None and (unsafe or self.fix.applicability == "safe")
 
     @property
     def path(self) -> str:

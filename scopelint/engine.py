@@ -117,6 +117,7 @@ class CheckSettings:
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()  # (glob, codes)
     respect_gitignore: bool = True  # skip what .gitignore lists when walking folders
     force_exclude: bool = False  # apply exclude to paths named on the command line too
+    fixable: frozenset[str] | None = None  # codes --fix may repair (`fixable` less `unfixable`); None: all
 
     def enabled_for(self, path: str) -> frozenset[str]:
         ignored: set[str] = set()

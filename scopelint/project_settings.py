@@ -53,7 +53,12 @@ def settings_from(config: Config, cli: CommandLineSettings) -> engine.CheckSetti
     include = (config.include if config.include is not None else engine.DEFAULT_INCLUDE) + config.extend_include
     respect_gitignore = next(v for v in (cli.respect_gitignore, config.respect_gitignore, True) if v is not None)
     force_exclude = next(v for v in (cli.force_exclude, config.force_exclude, False) if v is not None)
+    fixable = None
+    if config.fixable is not None or config.unfixable:
+        allowed = resolve_codes(config.fixable, rules) if config.fixable is not None else frozenset(info.code for info in rules)
+        fixable = allowed - resolve_codes(config.unfixable, rules)
     return engine.CheckSettings(
+        fixable=fixable,
         enabled=enabled,
         root=str(config.root),
         exclude=exclude,

@@ -39,6 +39,13 @@ def rule_page(info: RuleInfo) -> str:
         lines += ["## Example", "", *marked, *_example(info.bad), ""]
     if info.good:
         lines += ["## Instead", "", *_example(info.good), ""]
+    from scopelint.fixes import fix_info
+
+    fixing = fix_info(info.code)
+    if fixing is not None:
+        lines += [f"## Fix ({fixing.applicability})", "", fixing.description.strip(), "",
+                  f"Applied by `scopelint check --fix{' --unsafe-fixes' if fixing.applicability == 'unsafe' else ''}`; "
+                  "`--diff` shows it.", ""]
     lines += [
         "## Options",
         "",

@@ -11,6 +11,7 @@ from scopelint.output.styles import code_text, location_text
 def format_concise(run: RunResult, options: FormatOptions) -> Text:
     lines = []
     for diagnostic in run.diagnostics:
-        lines.append(Text.assemble(location_text(diagnostic), " ", code_text(diagnostic),
-                                   f" {diagnostic.message_with_condition}"))
+        mark = "[*] " if diagnostic.fixable(options.unsafe_fixes) else ""
+        lines.append(Text.assemble(location_text(diagnostic), " ", code_text(diagnostic), " ", (mark, "cyan"),
+                                   f"{diagnostic.message_with_condition}"))
     return Text("\n").join(lines)

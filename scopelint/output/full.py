@@ -17,12 +17,13 @@ from scopelint.output.styles import SEVERITY_STYLES, code_text, location_text
 from scopelint.trace import Related
 
 
-def _header(diagnostic: Diagnostic) -> Text:
+def _header(diagnostic: Diagnostic, options: FormatOptions) -> Text:
     return Text.assemble(
         location_text(diagnostic),
         " ",
         code_text(diagnostic),
         " ",
+        ("[*] " if diagnostic.fixable(options.unsafe_fixes) else "", "cyan"),
         (f"[{diagnostic.name}]", "dim"),
         f" {diagnostic.message}",
     )
@@ -61,7 +62,7 @@ def related_note(related: Related, diagnostic_path: str) -> str:
 def format_full(run: RunResult, options: FormatOptions) -> Text:
     blocks: list[Text] = []
     for diagnostic in run.diagnostics:
-        lines = [_header(diagnostic)]
+        lines = [_header(diagnostic, options)]
         if options.show_source:
             lines.extend(_snippet(diagnostic, run.lines_at(diagnostic.site)))
         gutter = " " * (len(str(diagnostic.site.line)) + 1)
@@ -71,6 +72,9 @@ def format_full(run: RunResult, options: FormatOptions) -> Text:
             lines.append(Text.assemble(f"{gutter}", ("= note:", "bold"), f" {related_note(related, diagnostic.path)}"))
         if not diagnostic.certain:
             lines.append(Text.assemble(f"{gutter}", ("= note:", "bold"), " depends on values scopelint could not compute"))
+        if diagnostic.fix is not None:
+            lines.append(Text.assemble(f"{gutter}", ("= help:", "bold"), f" {diagnostic.fix.message}",
+                                       "" if diagnostic.fixable(options.unsafe_fixes) else " (unsafe: --unsafe-fixes)"))
         blocks.append(Text("\n").join(lines))
     # A blank line between findings once they span several lines, as ruff does.
     separator = "\n\n" if options.show_source else "\n"

@@ -5,7 +5,7 @@ import json
 import os
 from typing import Any
 
-from scopelint.diagnostics import DOCS_URL, Diagnostic
+from scopelint.diagnostics import DOCS_URL, Diagnostic, Fix
 from scopelint.engine import STDIN_PATH, RunResult, rule_info
 from scopelint.output.options import FormatOptions
 from scopelint.trace import Site
@@ -25,6 +25,20 @@ def rule_url(code: str) -> str:
     return info.url if info is not None else f"{DOCS_URL}/README.md"  # no page of its own: the index
 
 
+def fix_to_json(fix: Fix) -> dict[str, Any]:
+    """ruff's fix object: applicability, message, edits with content and 1-based locations."""
+    return {
+        "applicability": fix.applicability,
+        "message": fix.message,
+        "edits": [
+            {"content": edit.content,
+             "location": {"row": edit.start[0], "column": edit.start[1]},
+             "end_location": {"row": edit.end[0], "column": edit.end[1]}}
+            for edit in fix.edits
+        ],
+    }
+
+
 def diagnostic_to_json(diagnostic: Diagnostic) -> dict[str, Any]:
     site = diagnostic.site
     return {
@@ -36,7 +50,7 @@ def diagnostic_to_json(diagnostic: Diagnostic) -> dict[str, Any]:
         "cell": site.cell,  # ruff's field: in a notebook, the cell the rows count in; else null
         "location": _location(site),
         "end_location": {"row": site.end_line, "column": site.end_column},
-        "fix": None,
+        "fix": fix_to_json(diagnostic.fix) if diagnostic.fix is not None else None,
         "noqa_row": site.line,
         "url": rule_url(diagnostic.code),
         "certain": diagnostic.certain,

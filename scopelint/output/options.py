@@ -7,3 +7,4 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class FormatOptions:
     show_source: bool = True  # full format: the source line and the underline
+    unsafe_fixes: bool = False  # mark findings with an unsafe fix as fixable ([*]) too

@@ -106,7 +106,31 @@ def _result(diagnostic: Diagnostic, rule_index: dict[str, int], fingerprint_valu
     ]
     if related:
         result["relatedLocations"] = related
+    if diagnostic.fix is not None:
+        result["fixes"] = [_fix(diagnostic)]
     return result
+
+
+def _fix(diagnostic: Diagnostic) -> dict[str, Any]:
+    """SARIF 2.1.0 §3.55: a fix is replacements in one artifact (each edit a deleted region and its
+    inserted text); its applicability goes in the description and the properties."""
+    assert diagnostic.fix is not None
+    fix = diagnostic.fix
+    return {
+        "description": {"text": f"{fix.message} ({fix.applicability} fix)"},
+        "artifactChanges": [{
+            "artifactLocation": _artifact_location(diagnostic.site.path),
+            "replacements": [
+                {
+                    "deletedRegion": {"startLine": edit.start[0], "startColumn": edit.start[1],
+                                      "endLine": edit.end[0], "endColumn": edit.end[1]},
+                    "insertedContent": {"text": edit.content},
+                }
+                for edit in fix.edits
+            ],
+        }],
+        "properties": {"applicability": fix.applicability},
+    }
 
 
 def sarif_log(run: RunResult) -> dict[str, Any]:
