@@ -5,9 +5,10 @@ What an editor gets:
   condition ("when --is_train") in the message and its related places ("first created here") as
   related information; the engine's own `check_source` produces them, so the editor sees exactly
   what `scopelint check` prints, with the file's nearest configuration;
-- code actions: `# noqa: CODE` on the finding's line (the comment `check --add-noqa` writes), and
-  the fixes that FIX_PROVIDERS offer (empty until `--fix` lands: a provider is a function of the
-  source and the finding);
+- code actions: the rule's own fix, the one `check --fix` applies (a safe fix is the preferred
+  action; an unsafe one says so in its title, which is the fix's message: what changes), then
+  `# noqa: CODE` on the finding's line (the comment `check --add-noqa` writes); FIX_PROVIDERS is
+  the list of sources of fixes, each a function of the buffer's text and the finding;
 - hover on a variable-creating call: the predicted full name, shape, dtype, size and device of each
   variable it creates (the rows `scopelint layout` shows).
 
@@ -57,10 +58,29 @@ class Fix:
     preferred: bool = False
 
 
-# The hook for `--fix` (issue 11): each provider returns the fixes it knows for a finding in a
-# source; the server offers every one of them as a quick fix.
 FixProvider = Callable[[str, Diagnostic], Sequence[Fix]]
-FIX_PROVIDERS: list[FixProvider] = []
+
+
+def rule_fixes(source: str, diagnostic: Diagnostic) -> list[Fix]:
+    """The rule's fix for the finding, computed on the buffer's text as `check --fix` would."""
+    from scopelint.fixes import FixSource, compute_fix, fix_info
+
+    if fix_info(diagnostic.code) is None:
+        return []  # a rule with no fix: not even a parse of the buffer
+    fix = compute_fix(diagnostic, FixSource(diagnostic.site.path, source))
+    if fix is None:
+        return []
+    path = diagnostic.site.path
+    edits = tuple(Edit(Site(path, edit.start[0], edit.start[1], edit.end[0], edit.end[1]), edit.content)
+                  for edit in fix.edits)
+    safe = fix.applicability == "safe"
+    title = f"Fix {diagnostic.code}: {fix.message}" if safe else f"Fix {diagnostic.code} (unsafe): {fix.message}"
+    return [Fix(title, edits, preferred=safe)]
+
+
+# Each provider returns the fixes it knows for a finding in a source; the server offers every one
+# of them as a quick fix, before the `# noqa` suppression.
+FIX_PROVIDERS: list[FixProvider] = [rule_fixes]
 
 
 @dataclass

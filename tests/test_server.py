@@ -131,9 +131,9 @@ async def test_noqa_code_action(client: LanguageClient, tmp_path: Path) -> None:
         text_document=types.TextDocumentIdentifier(uri=uri), range=finding.range,
         context=types.CodeActionContext(diagnostics=[finding])))
     assert actions is not None
-    (action,) = actions
+    (fix, action) = actions  # the rule's fix comes first (see test_fix_code_action)
     assert isinstance(action, types.CodeAction) and action.kind == types.CodeActionKind.QuickFix
-    assert action.title.startswith("Suppress TFS101")
+    assert action.title.startswith("Suppress TFS101") and not action.is_preferred
     assert action.edit is not None and action.edit.changes is not None
     (edit,) = action.edit.changes[uri]
     assert edit.range.start.line == 5 and edit.range.start.character == 0
@@ -146,6 +146,49 @@ async def test_noqa_code_action(client: LanguageClient, tmp_path: Path) -> None:
         text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
         content_changes=[types.TextDocumentContentChangeWholeDocument(text="".join(lines))]))
     assert await _diagnostics(client, uri) == []
+
+
+@pytest.mark.asyncio
+async def test_fix_code_action(client: LanguageClient, tmp_path: Path) -> None:
+    """The fix `check --fix` applies is offered as the preferred quick fix, computed on the buffer
+    (not the file on disk), and applying its edit leaves the buffer without the finding."""
+    (tmp_path / "model.py").write_text(CLEAN)
+    uri = _open(client, tmp_path / "model.py", SHARED_TWICE)
+    (finding,) = await _diagnostics(client, uri)
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=finding.range,
+        context=types.CodeActionContext(diagnostics=[finding])))
+    assert actions is not None and len(actions) == 2
+    fix = actions[0]
+    assert isinstance(fix, types.CodeAction) and fix.kind == types.CodeActionKind.QuickFix
+    assert fix.is_preferred is True
+    assert fix.title.startswith('Fix TFS101: Open variable_scope("tower") with reuse=tf.AUTO_REUSE')
+    assert fix.edit is not None and fix.edit.changes is not None
+    (edit,) = fix.edit.changes[uri]
+    assert edit.new_text == ", reuse=tf.AUTO_REUSE"
+    assert edit.range.start == edit.range.end == types.Position(line=4, character=34)
+
+    lines = SHARED_TWICE.splitlines(keepends=True)
+    line = lines[4]
+    lines[4] = line[:34] + edit.new_text + line[34:]
+    assert lines[4] == '    with tf.variable_scope("tower", reuse=tf.AUTO_REUSE):\n'
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text="".join(lines))]))
+    assert await _diagnostics(client, uri) == []
+
+
+def test_unsafe_fix_says_so_and_is_not_preferred(tmp_path: Path) -> None:
+    """An unsafe fix (a tf.Variable under reuse becomes get_variable) is offered, titled unsafe."""
+    from scopelint import server
+
+    text = (tmp_path / "x.py")
+    source = (REPO / "tests/fixtures/fixes/tfs201_variable_under_reuse.before.py").read_text()
+    analysis = server.analyse(source, str(text))
+    (finding,) = [d for d in analysis.diagnostics if d.code == "TFS201"]
+    (fix, _noqa) = server.fixes_for(source, finding)
+    assert fix.title.startswith("Fix TFS201 (unsafe): ") and not fix.preferred
+    assert fix.edits
 
 
 @pytest.mark.asyncio

@@ -59,6 +59,7 @@ def reports() -> dict[str, Any]:
         "tf1 discarded": lambda: _run("tf1_setter_discarded.py"),
         "slim": lambda: _run("tf1_contrib_slim.py"),
         "contrib missing": lambda: _run("tf1_contrib_missing.py"),
+        "gpu towers": lambda: _run("gpu_towers.py"),
         "confirm": lambda: confirm(VerifyOptions(path=str(FIXTURES / "confirm_two_paths.py"), timeout=120)),
     }
     with ThreadPoolExecutor(max_workers=3) as pool:
@@ -125,6 +126,23 @@ def test_contrib_slim_and_layers_run_as_tf_slim(reports: dict[str, Any]) -> None
     assert report.result["tf1"][1:] == ["tf.contrib.slim -> tf_slim", "tf.contrib.layers -> tf_slim"], text
     assert {row.name for row in report.comparison.rows} == {
         "net/conv1/weights", "net/conv1/biases", "net/logits/weights", "net/logits/biases"}
+
+
+@needs_tf
+@pytest.mark.tf
+def test_ops_pinned_to_a_missing_gpu_run_on_the_cpu_and_say_so(reports: dict[str, Any]) -> None:
+    """Without a GPU TensorFlow would refuse to run the towers at all; verify lets their ops run
+    on the CPU, lists that, and still compares the devices the program wrote."""
+    import tensorflow as tf
+
+    report = reports["gpu towers"]
+    text = format_text(report)
+    if tf.config.list_physical_devices("GPU"):
+        pytest.skip("this machine has a GPU: nothing is stood in")
+    assert report.agree and report.exit_code == 0, text
+    assert "stubbed:   no GPU on this machine: " in text and "/device:GPU:0, /device:GPU:1" in text, text
+    [row] = report.comparison.rows
+    assert row.name == "model/w" and row.observed_device == "/device:CPU:0", text
 
 
 @needs_tf

@@ -317,6 +317,12 @@ class Patches:
         self.counting = True
         self.depth = 0  # nested runs (a MonitoredSession step calls the plain session's run)
         self.cut_graph: Any = None
+        # Multi-GPU programs pin towers to /gpu:N; on a machine without a GPU TensorFlow refuses
+        # to run them at all ("Cannot assign a device ... GPU:0").  verify then lets those ops run
+        # on the task's CPU (allow_soft_placement): the graph and its device strings, which are
+        # what is compared, stay as the program wrote them.  Said in the report once seen.
+        self.no_gpu = not tf.config.list_physical_devices("GPU")
+        self.gpu_noted = False
 
     def install(self) -> None:
         from tensorflow.python.client import session as session_lib
@@ -438,6 +444,8 @@ class Patches:
             requested = target.decode() if isinstance(target, bytes) else str(target)
             program = patches.counting  # the program's sessions, not verify's own read-back session
             merged = patches.cluster.session_config(config, program=program)
+            if patches.no_gpu:
+                merged.allow_soft_placement = True
             if program:
                 patches.result.sessions.append({"requested": requested, "used": used})
                 # A run killed while its session starts says so (and with which filters).
@@ -447,6 +455,7 @@ class Patches:
         def run(session: Any, *args: Any, **kwargs: Any) -> Any:
             if not patches._counts_now():
                 return original_run(session, *args, **kwargs)
+            patches._note_gpu_ops(session.graph)
             patches._count(session.graph)
             patches.depth += 1
             try:
@@ -456,6 +465,18 @@ class Patches:
 
         BaseSession.__init__ = init
         BaseSession.run = run
+
+    def _note_gpu_ops(self, graph: Any) -> None:
+        if not self.no_gpu or self.gpu_noted:
+            return
+        pinned = [op for op in graph.get_operations() if "GPU" in op.device.upper()]
+        if pinned:
+            self.gpu_noted = True
+            devices = sorted({self.tf.DeviceSpec.from_string(op.device).to_string() for op in pinned})
+            self.result.stubbed.append(
+                f"no GPU on this machine: {len(pinned)} op(s) pinned to {', '.join(devices[:4])}"
+                f"{', ...' if len(devices) > 4 else ''} run on the task's CPU (allow_soft_placement); "
+                "their device strings, which are compared, are the program's")
 
     def _counts_now(self) -> bool:
         return self.counting and self.depth == 0 and threading.current_thread() is threading.main_thread()
