@@ -126,3 +126,51 @@ def test_a_project_holding_tf_slim_nets_runs_their_source(tmp_path, between: str
     settings = CheckSettings(enabled=frozenset(info.code for info in known_rules()))
     result = check_source(test_file.read_bytes(), str(test_file), settings)
     assert sorted({d.code for d in result.diagnostics}) == expected, [d.message for d in result.diagnostics]
+
+
+ARG_SCOPE_USER = '''\
+import tensorflow.compat.v1 as tf
+from tensorflow.contrib.framework.python.ops import add_arg_scope, arg_scope
+
+
+def get_name(layer, counters):
+    if layer not in counters:
+        counters[layer] = 0
+    name = layer + "_" + str(counters[layer])
+    counters[layer] += 1
+    return name
+
+
+@add_arg_scope
+def dense(x, units, counters={}):
+    with tf.variable_scope(get_name("dense", counters)):
+        return tf.matmul(x, tf.get_variable("W", [int(x.get_shape()[1]), units]))
+
+
+def model(x):
+    counters = {}
+    with arg_scope([dense], counters=counters):
+        return dense(dense(x, 8), 2)
+
+
+template = tf.make_template("model", model)
+x = tf.placeholder(tf.float32, [4, 3])
+template(x)
+template(x)
+'''
+
+
+@pytest.mark.parametrize("scope_arguments, expected", [
+    ("[dense], counters=counters", []),
+    ("[dense]", ["TFS102"]),
+])
+def test_arg_scope_defaults_reach_user_functions_decorated_with_add_arg_scope(scope_arguments: str, expected: list[str]) -> None:
+    """pixel-cnn's pattern: arg_scope hands each template call a fresh layer counter; without it the
+    function's mutable default counter keeps counting and the second call looks up dense_2
+    (TensorFlow 2.21 with tf_slim's add_arg_scope/arg_scope: "Variable model/dense_2/W does not exist")."""
+    from scopelint.engine import CheckSettings, check_source, known_rules
+
+    source = ARG_SCOPE_USER.replace("arg_scope([dense], counters=counters)", f"arg_scope({scope_arguments})")
+    settings = CheckSettings(enabled=frozenset(info.code for info in known_rules()))
+    result = check_source(source.encode(), "model.py", settings)
+    assert [d.code for d in result.diagnostics] == expected, [d.message for d in result.diagnostics]

@@ -536,6 +536,9 @@ class Interpreter:
             self.graph.note_unmodelled_creation()
             builtins_model.mark_escaped([receiver, *args, *kwargs.values()])
             return UNKNOWN
+        defaults = self.tfapi.tfapi_slim.user_function_defaults(self, function)
+        if defaults:
+            kwargs = {**defaults, **kwargs}
         caller_module = self.module
         if function.module is not None:
             self.module = function.module  # sites inside the function are in its own file

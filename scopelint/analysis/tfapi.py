@@ -80,6 +80,8 @@ _EXACT = {
     "tf.python.ops.control_flow_ops": "tf", "tf.python.ops.partitioned_variables": "tf",
     "tf.python.framework.dtypes": "tf", "tf.python.framework.constant_op": "tf",
     "tf.python.framework.tensor_shape": "tf", "tf.python.platform.test": "tf.test",
+    "tf.contrib.framework.python.ops": "tf.contrib.framework",
+    "tf.contrib.framework.python.ops.arg_scope": "tf.contrib.framework",
 }
 # Cell classes also reachable as tf.nn.rnn_cell.X through tf.contrib.rnn; the RNN functions that
 # tf.contrib.rnn exposes keep their tf.nn names.
