@@ -1038,3 +1038,6 @@ from scopelint.analysis import tfapi_sessions  # noqa: E402  (after tfapi_device
 
 # Variable-free calls (derived from TF's API) and the tf_slim / tf.contrib layers.
 from scopelint.analysis import tfapi_gradients, tfapi_inputs, tfapi_nn, tfapi_pure, tfapi_slim  # noqa: E402,F401
+
+# Control flow that builds user functions into the graph.
+from scopelint.analysis import tfapi_control  # noqa: E402,F401
