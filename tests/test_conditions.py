@@ -46,3 +46,37 @@ def test_an_option_not_given_reads_without_when_and_comes_last() -> None:
     assert when_all(["--ema", "--model=mlp"]) == "when --ema and --model=mlp"
     assert when_any(["without --test (the default)"]) == "without --test (the default)"
     assert when_any(["--model=b", "--model=c"]) == "when --model=b or --model=c"
+
+
+def test_every_choice_of_a_flag_is_run_when_the_default_run_is_cheap() -> None:
+    """A `--model` choice whose default builds almost nothing must not leave the other choices
+    unexplored: each is a real command line (the path work budget has a floor, paths.py)."""
+    choices = ["tiny"] + [f"m{index}" for index in range(1, 10)]
+    source = textwrap.dedent(f"""\
+        import argparse
+        import tensorflow.compat.v1 as tf
+
+
+        def dense_stack(prefix, count):
+            for index in range(count):
+                with tf.variable_scope("%s_%d" % (prefix, index)):
+                    tf.get_variable("w", [4, 4])
+
+
+        def build(name):
+            if name == "tiny":
+                tf.get_variable("tiny/w", [2])
+            elif name == "m9":
+                dense_stack("m9", 40)
+                dense_stack("m9", 1)
+            else:
+                dense_stack(name, 40)
+
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--model", default="tiny", choices={choices!r})
+        args = parser.parse_args()
+        build(args.model)
+        """)
+    result = check_source(source.encode(), "m.py", SETTINGS)
+    assert [(d.code, d.condition) for d in result.diagnostics] == [("TFS101", "when --model=m9")]

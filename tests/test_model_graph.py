@@ -284,3 +284,24 @@ def test_name_scope_ignored_only_while_the_users_name_scope_is_current() -> None
     create(graph, "w")
     graph.exit_name_scope(users)
     assert [event.kind for event in graph.events] == ["name_scope_ignored"]
+
+
+def test_a_name_with_an_unknown_part_makes_uncertain_only_the_names_it_may_spell() -> None:
+    """bert's encoder builds `layer_%d` for an unknown layer count: `bert/encoder/layer_?/dense`
+    cannot be `bert/pooler/dense`, so the pooler's layer name stays known (and a lookup of it
+    under reuse=True is proven to fail); a name it may spell stays uncertain."""
+    from scopelint.model.scopes import ScopeCounts
+
+    namer = Namer()
+    assert not namer.unique_name("bert/encoder/layer_?/dense").certain
+    pooler = namer.unique_name("bert/pooler/dense")
+    assert (pooler.name, pooler.certain) == ("bert/pooler/dense", True)
+    assert not namer.unique_name("bert/encoder/layer_3/dense").certain
+    again = namer.unique_name("bert/pooler/dense")
+    assert (again.name, again.certain) == ("bert/pooler/dense_1", True)
+
+    counts = ScopeCounts()
+    counts.open("model/tower_?", speculative=False)
+    assert counts.unique_default("model", "dense") == ("dense", True)
+    assert counts.unique_default("model", "tower") == ("tower", True)  # "tower_?" is never "tower"
+    assert counts.unique_default("model", "tower_1") == ("tower_1", False)

@@ -64,3 +64,113 @@ def test_batch_norm_order_follows_the_fused_choice() -> None:
     assert slimlib.variable_order_known("batch_norm", {"scale": True, "updates_collections": None}, None) is False
     assert slimlib.variable_order_known("batch_norm", {}, None)  # no gamma: beta, then the statistics
     assert slimlib.variable_order_known("batch_norm", {"scale": True}, (2, 5))
+
+
+SLIM_NET = '''\
+from tf_slim import layers
+from tf_slim.layers import layers as layers_lib
+from tf_slim.layers import utils
+from tf_slim.ops.arg_scope import arg_scope
+from tensorflow.python.ops import variable_scope
+
+
+def tiny_net(inputs, num_classes=10, scope="tiny_net"):
+    with variable_scope.variable_scope(scope, "tiny_net", [inputs]) as sc:
+        collection = sc.original_name_scope + "_end_points"
+        with arg_scope([layers.conv2d], outputs_collections=[collection]):
+            net = layers_lib.repeat(inputs, 2, layers.conv2d, 8, [3, 3], scope="conv1")
+            net = layers.conv2d(net, num_classes, [1, 1], scope="logits")
+            end_points = utils.convert_collection_to_dict(collection)
+            return net, end_points
+'''
+
+SLIM_NET_TEST = '''\
+import tensorflow.compat.v1 as tf
+from tf_slim.nets import tiny
+from tensorflow.python.ops import random_ops
+from tensorflow.python.ops import variable_scope
+from tensorflow.python.platform import test
+
+
+class TinyTest(test.TestCase):
+
+    def testTrainEvalWithReuse(self):
+        with self.cached_session():
+            tiny.tiny_net(random_ops.random_uniform((2, 8, 8, 3)))
+            %s
+            tiny.tiny_net(random_ops.random_uniform((1, 8, 8, 3)))
+
+
+if __name__ == "__main__":
+    test.main()
+'''
+
+
+@pytest.mark.parametrize("between, expected", [
+    ("variable_scope.get_variable_scope().reuse_variables()", []),
+    ("pass", ["TFS101"]),
+])
+def test_a_project_holding_tf_slim_nets_runs_their_source(tmp_path, between: str, expected: list[str]) -> None:
+    """tf-slim's own tests (or a vendored copy): `from tf_slim.nets import x` runs the project's
+    x.py, whose private TF imports (tensorflow.python.ops...) and slim.layers.utils helpers are
+    the public API: the second build without reuse collides; with reuse it is silent."""
+    from scopelint.engine import CheckSettings, check_source, known_rules
+
+    nets = tmp_path / "tf_slim" / "nets"
+    nets.mkdir(parents=True)
+    (tmp_path / "tf_slim" / "__init__.py").write_text("")
+    (nets / "__init__.py").write_text("")
+    (nets / "tiny.py").write_text(SLIM_NET)
+    test_file = nets / "tiny_test.py"
+    test_file.write_text(SLIM_NET_TEST % between)
+    settings = CheckSettings(enabled=frozenset(info.code for info in known_rules()))
+    result = check_source(test_file.read_bytes(), str(test_file), settings)
+    assert sorted({d.code for d in result.diagnostics}) == expected, [d.message for d in result.diagnostics]
+
+
+ARG_SCOPE_USER = '''\
+import tensorflow.compat.v1 as tf
+from tensorflow.contrib.framework.python.ops import add_arg_scope, arg_scope
+
+
+def get_name(layer, counters):
+    if layer not in counters:
+        counters[layer] = 0
+    name = layer + "_" + str(counters[layer])
+    counters[layer] += 1
+    return name
+
+
+@add_arg_scope
+def dense(x, units, counters={}):
+    with tf.variable_scope(get_name("dense", counters)):
+        return tf.matmul(x, tf.get_variable("W", [int(x.get_shape()[1]), units]))
+
+
+def model(x):
+    counters = {}
+    with arg_scope([dense], counters=counters):
+        return dense(dense(x, 8), 2)
+
+
+template = tf.make_template("model", model)
+x = tf.placeholder(tf.float32, [4, 3])
+template(x)
+template(x)
+'''
+
+
+@pytest.mark.parametrize("scope_arguments, expected", [
+    ("[dense], counters=counters", []),
+    ("[dense]", ["TFS102"]),
+])
+def test_arg_scope_defaults_reach_user_functions_decorated_with_add_arg_scope(scope_arguments: str, expected: list[str]) -> None:
+    """pixel-cnn's pattern: arg_scope hands each template call a fresh layer counter; without it the
+    function's mutable default counter keeps counting and the second call looks up dense_2
+    (TensorFlow 2.21 with tf_slim's add_arg_scope/arg_scope: "Variable model/dense_2/W does not exist")."""
+    from scopelint.engine import CheckSettings, check_source, known_rules
+
+    source = ARG_SCOPE_USER.replace("arg_scope([dense], counters=counters)", f"arg_scope({scope_arguments})")
+    settings = CheckSettings(enabled=frozenset(info.code for info in known_rules()))
+    result = check_source(source.encode(), "model.py", settings)
+    assert [d.code for d in result.diagnostics] == expected, [d.message for d in result.diagnostics]

@@ -536,6 +536,9 @@ class Interpreter:
             self.graph.note_unmodelled_creation()
             builtins_model.mark_escaped([receiver, *args, *kwargs.values()])
             return UNKNOWN
+        defaults = self.tfapi.tfapi_slim.user_function_defaults(self, function)
+        if defaults:
+            kwargs = {**defaults, **kwargs}
         caller_module = self.module
         if function.module is not None:
             self.module = function.module  # sites inside the function are in its own file
@@ -679,6 +682,11 @@ class Interpreter:
                 env.assign(top, cfg.std_module(top) or std)
             return
         tf_path = self.tfapi.tf_path_for_module(name)
+        if tf_path and _follows_source(name) and alias.asname is not None:
+            loaded_library = self.import_project_module(name, 0)
+            if loaded_library is not None:
+                self.assign(alias.asname.name, loaded_library, env)
+                return
         if tf_path:
             self.tensorflow_seen = True
             if alias.asname is not None:
@@ -764,7 +772,12 @@ class Interpreter:
                 target = alias.asname.name.value if alias.asname is not None else imported  # type: ignore[union-attr]
                 env.assign(target, std.attr(self.config, imported))
             return
-        source = None if base else self.import_project_module(module or "", level)
+        if base and _follows_source(module):
+            source = self.import_project_module(module, 0)
+            if source is not None:
+                base = None  # the project holds this library's source (tf-slim itself): run it
+        else:
+            source = None if base else self.import_project_module(module or "", level)
         if isinstance(node.names, cst.ImportStar):
             if source is not None:
                 env.vars.update({k: v for k, v in source.env.vars.items() if not k.startswith("_")})
@@ -1531,6 +1544,16 @@ class _Speculative:
                 joined[name] = first
         self.env.vars.clear()
         self.env.vars.update(joined)
+
+
+# Library modules that are model code, not API the analysis models: tf_slim's nets (alexnet, vgg,
+# ...) build their layers through the slim API, which is modelled.  Where the project being checked
+# holds their source (tf-slim's own repository, or a vendored copy), that source is run.
+_SOURCE_LIBRARIES = ("tf_slim.nets",)
+
+
+def _follows_source(module: str) -> bool:
+    return any(module == prefix or module.startswith(prefix + ".") for prefix in _SOURCE_LIBRARIES)
 
 
 _TEST_CASE_PATHS = ("tf.test.TestCase", "tf.absl.testing.absltest.TestCase", "tf.absl.testing.parameterized.TestCase")

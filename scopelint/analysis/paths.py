@@ -17,10 +17,13 @@ from scopelint import conditions
 from scopelint.analysis import interpreter, module_files, project, replay
 from scopelint.trace import PathCondition, Trace
 
-MAX_PATHS = 12  # runs per analysed module, the default run included
+MAX_PATHS = 16  # runs per analysed module, the default run included
 MAX_DEVIATIONS = 2  # configuration values changed from their default in one run
-# All runs of a module together: at most this many times the default run's work.
+# All runs of a module together: at most this many times the default run's work, and at least
+# MIN_PATH_STEPS: a cheap default run (a `--model` choice whose default builds a small model) must
+# not keep the other choices, each a real command line, from being run at all.
 MAX_PATH_WORK_FACTOR = 8
+MIN_PATH_STEPS = 40_000
 MAX_PATH_STEPS = 1_200_000
 
 DEFAULT_LABEL = "with the default flags"
@@ -70,7 +73,7 @@ def _explore(parsed: project.Parsed, path: str) -> Trace:
 
 def work_budget(default_run_steps: int) -> int:
     """The steps all runs of a module may take together (the default run's included)."""
-    return min(MAX_PATH_STEPS, max(default_run_steps, 1) * MAX_PATH_WORK_FACTOR)
+    return min(MAX_PATH_STEPS, max(default_run_steps * MAX_PATH_WORK_FACTOR, MIN_PATH_STEPS))
 
 
 def _children(assignment: dict[str, Any], config: cfg.ConfigState) -> list[dict[str, Any]]:

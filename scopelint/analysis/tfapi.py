@@ -73,6 +73,15 @@ _EXACT = {
     "tf.python.ops.rnn": "tf.nn", "tf.python.layers.core": "tf.layers", "tf.contrib.rnn": "tf.nn.rnn_cell",
     "tf.python.training.device_setter": "tf.train", "tf.python.training.training": "tf.train",
     "tf.python.keras": "tf.keras", "tf.keras.compat.v1": "tf", "tf.absl.app": "tf.app",
+    # More private modules that library code (tf-slim, tensorflow/models) imports directly; each is
+    # the implementation of the public names it maps to.
+    "tf.python.ops.random_ops": "tf", "tf.python.ops.nn_ops": "tf.nn", "tf.python.ops.nn": "tf.nn",
+    "tf.python.ops.nn_impl": "tf.nn", "tf.python.ops.state_ops": "tf", "tf.python.ops.standard_ops": "tf",
+    "tf.python.ops.control_flow_ops": "tf", "tf.python.ops.partitioned_variables": "tf",
+    "tf.python.framework.dtypes": "tf", "tf.python.framework.constant_op": "tf",
+    "tf.python.framework.tensor_shape": "tf", "tf.python.platform.test": "tf.test",
+    "tf.contrib.framework.python.ops": "tf.contrib.framework",
+    "tf.contrib.framework.python.ops.arg_scope": "tf.contrib.framework",
 }
 # Cell classes also reachable as tf.nn.rnn_cell.X through tf.contrib.rnn; the RNN functions that
 # tf.contrib.rnn exposes keep their tf.nn names.

@@ -124,3 +124,20 @@ def _stack(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node:
                 index = axis % (len(shape) + 1)
                 result_shape = shape[:index] + (len(values),) + shape[index:]
     return Tensor(result_shape, None, deps_of(values))
+
+
+# tf_slim.layers.utils (tf.contrib.layers.python.layers.utils): helpers of slim's own model code
+# (the nets' end points), not re-exported, so not in the generated table.  Read in tf_slim 1.1:
+# none creates variables; smart_cond/static_cond, which call functions, are left out.
+_SLIM_UTILS = ("append_tensor_alias", "channel_dimension", "constant_value", "convert_collection_to_dict",
+               "gather_tensors_aliases", "get_tensor_aliases", "get_variable_collections", "last_dimension",
+               "n_positive_integers", "two_element_tuple")
+for _prefix in ("tf.contrib.slim.layers.utils.", "tf.contrib.layers.python.layers.utils."):
+    for _name in _SLIM_UTILS:
+        HANDLERS.setdefault(_prefix + _name, _value_result)
+
+
+@handles("tf.contrib.slim.layers.utils.collect_named_outputs", "tf.contrib.layers.python.layers.utils.collect_named_outputs")
+def _collect_named_outputs(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    """Adds `outputs` to collections under an alias and returns it unchanged."""
+    return bind(("collections", "alias", "outputs"), args, kwargs).get("outputs", UNKNOWN)

@@ -110,6 +110,16 @@ def with_defaults(interp: "Interpreter", op: str, config: dict[str, Any]) -> dic
     return merged
 
 
+def user_function_defaults(interp: "Interpreter", function: UserFunction) -> dict[str, Any]:
+    """The keyword defaults an arg_scope in force gives a user function (one decorated with
+    @add_arg_scope: TensorFlow rejects listing any other), as add_arg_scope merges them: under the
+    call's own keywords."""
+    scope = getattr(interp, "slim_arg_scope", None)
+    if scope is None:
+        return {}
+    return scope.defaults.get(op_key(function), {})
+
+
 def _bind(op: str, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     inputs = args[0] if args else kwargs.get("inputs", UNKNOWN)
     config = dict(zip(slimlib.POSITIONAL.get(op, ()), args[1:]))

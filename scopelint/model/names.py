@@ -1,9 +1,36 @@
 """The graph's `unique_name` algorithm (tf1-semantics 1.9): op names, name scopes, `_N` suffixes."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from scopelint.trace import UNKNOWN_PART
+
+
+@lru_cache(maxsize=4096)
+def _pattern(name: str) -> re.Pattern[str]:
+    return re.compile("^" + ".*".join(re.escape(part) for part in name.split(UNKNOWN_PART)) + "$")
+
+
+def may_spell(partly_known: str, name: str) -> bool:
+    """Could a name with unknown parts ("bert/encoder/layer_?/dense") be `name`?  An unknown part
+    stands for any text, "/" included."""
+    return _pattern(partly_known).match(name) is not None
+
+
+@dataclass
+class Wildcards:
+    """Names registered with an unknown part: each makes uncertain only the names it may spell
+    (`layer_?/dense` says nothing about `pooler/dense`)."""
+
+    names: set[str] = field(default_factory=set)
+
+    def add(self, name: str) -> None:
+        self.names.add(name)
+
+    def may_take(self, name: str) -> bool:
+        return any(may_spell(pattern, name) for pattern in self.names)
 
 
 @dataclass
@@ -23,15 +50,15 @@ class Namer:
     # Keys whose count depends on code the analysis could not follow; names derived from them are
     # reported as uncertain.
     uncertain: set[str] = field(default_factory=set)
-    # Once a name with an unknown part was registered, any key might be taken.
-    wildcard: bool = False
+    # Names registered with an unknown part (lower-cased): any key they may spell might be taken.
+    wildcards: Wildcards = field(default_factory=Wildcards)
 
     def unique_name(self, name: str, speculative: bool = False) -> UniqueName:
         key = name.lower()
-        certain = UNKNOWN_PART not in name and not self.wildcard and key not in self.uncertain
         if UNKNOWN_PART in name:
-            self.wildcard = True
+            self.wildcards.add(key)
             return UniqueName(name, False)
+        certain = key not in self.uncertain and not self.wildcards.may_take(key)
         count = self.used.get(key, 0)
         self.used[key] = count + 1
         if speculative:
@@ -46,6 +73,8 @@ class Namer:
         while key in self.used:
             key = f"{base_key}_{count}"
             count += 1
+            if self.wildcards.may_take(key):
+                certain = False
         self.used[key] = 1
         self.first_spelling.setdefault(key, f"{name}_{count - 1}")
         if speculative:

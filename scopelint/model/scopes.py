@@ -9,6 +9,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from scopelint.model.names import Wildcards
 from scopelint.model.unknown import UNKNOWN
 from scopelint.trace import UNKNOWN_PART, Related
 
@@ -73,11 +74,12 @@ class ScopeCounts:
 
     counts: dict[str, int] = field(default_factory=dict)
     uncertain: set[str] = field(default_factory=set)
-    wildcard: bool = False
+    # Scopes opened with an unknown part: each makes uncertain only the names it may spell.
+    wildcards: Wildcards = field(default_factory=Wildcards)
 
     def open(self, full_name: str, speculative: bool) -> None:
         if UNKNOWN_PART in full_name:
-            self.wildcard = True
+            self.wildcards.add(full_name)
             return
         self.counts[full_name] = self.counts.get(full_name, 0) + 1
         if speculative:
@@ -93,11 +95,11 @@ class ScopeCounts:
     def unique_default(self, parent: str, prefix: str) -> tuple[str, bool]:
         """`_get_unique_variable_scope`: the first of prefix, prefix_1, ... unused under parent."""
         base = f"{parent}/{prefix}" if parent else prefix
-        certain = not self.wildcard and UNKNOWN_PART not in base
+        certain = UNKNOWN_PART not in base
 
         def taken(name: str) -> bool:
             nonlocal certain
-            if name in self.uncertain:
+            if name in self.uncertain or self.wildcards.may_take(name):
                 certain = False
             return self.counts.get(name, 0) > 0
 
