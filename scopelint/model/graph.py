@@ -531,13 +531,14 @@ class GraphModel:
                 self._event("invalid_arguments",
                             f"An initializer for variable {key} of <dtype: '{dtype}'> is required",
                             where, certain=creation_certain, raises=True, error="ValueError", key=key)
-            if initializer is not None and initializer.needs_arguments and (
-                    not shape_given or shape is not None and any(dim is None for dim in shape)):
+            partial = shape_given and shape is not None and any(dim is None for dim in shape)
+            if initializer is not None and initializer.needs_arguments and (not shape_given or partial):
                 # TensorFlow calls the initializer with the shape only when it is fully defined;
-                # otherwise it must take no arguments.  Recovery: created with the shape the fix
-                # supplies, unknown here.
-                self._event("invalid_arguments", INVALID_INITIALIZER, where, certain=creation_certain,
-                            raises=True, error="ValueError", key=key)
+                # otherwise it must take no arguments.  A None dimension may be one the analysis
+                # did not compute (`param.shape.as_list()`), not the program's: not certain.
+                # Recovery: created with the shape the fix supplies, unknown here.
+                self._event("invalid_arguments", INVALID_INITIALIZER, where,
+                            certain=creation_certain and not partial, raises=True, error="ValueError", key=key)
                 shape = None
             elif not shape_given:
                 if initializer is None:
