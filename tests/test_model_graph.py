@@ -212,6 +212,24 @@ def test_invalid_arguments() -> None:
     graph.exit_variable_scope(frame)
 
 
+@pytest.mark.parametrize("needs_arguments, shape, shape_given, reported", [
+    (True, None, False, [True]),  # get_variable("b", initializer=tf.zeros_initializer())
+    (True, (None, 2), True, [False]),  # not fully defined, or a dimension the analysis did not compute
+    (True, (2,), True, []),
+    (True, None, True, []),  # a shape the analysis does not know: TensorFlow may accept it
+    (False, None, False, []),  # a no-argument lambda
+    (None, None, False, []),  # a callable the analysis does not know
+])
+def test_initializer_that_needs_the_shape(needs_arguments: bool | None, shape: tuple | None, shape_given: bool,
+                                          reported: list[bool]) -> None:
+    graph = GraphModel("m.py")
+    record = graph.get_variable("b", HERE, shape=shape, shape_given=shape_given,
+                                initializer=Initializer(True, needs_arguments=needs_arguments))
+    invalid = [e for e in graph.events if e.message.startswith("The initializer passed is not valid")]
+    assert [e.certain for e in invalid] == reported
+    assert record is not None and record.name == "b"
+
+
 def test_creation_checks_never_run_on_lookups() -> None:
     """TensorFlow checks shape/initializer only when it creates: never under reuse=True, never for
     an AUTO_REUSE call that may find the variable, never on a name with an unknown part."""

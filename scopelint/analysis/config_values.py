@@ -497,6 +497,10 @@ def std_module(dotted: str) -> Any:
         from scopelint.analysis import pymath
 
         return pymath.MathModule()
+    if dotted == "re":  # names built from other variables' names (slot variables, checkpoints)
+        from scopelint.analysis import pyre
+
+        return pyre.ReModule()
     if dotted in ("six", "six.moves"):  # builtins under Python 2/3 names (xrange, iteritems)
         from scopelint.analysis import pycompat
 

@@ -1259,13 +1259,17 @@ class Interpreter:
         if isinstance(owner, builtins_model.SuperValue):
             return builtins_model.super_getattr(self, owner, name, node)
         if isinstance(owner, Instance):
+            if self.lost(owner.attrs) and not isinstance(owner.cls.lookup(name), UserFunction):
+                return UNKNOWN  # `self.__dict__[key] = value` at an unknown key: any attribute may have changed
             if name in owner.attrs:
                 return owner.attrs[name]
             if name == "__class__":
                 return owner.cls
             if name == "__dict__":
-                owner.escaped = True  # written through the dict: attributes the analysis cannot see
-                return UNKNOWN
+                # Writes through it are attribute writes (`config.__dict__[key] = value` in a
+                # from_dict loop); one at an unknown key makes the attributes unknown (above).
+                owner.escaped = True
+                return owner.attrs
             attr = owner.cls.lookup(name)
             if isinstance(attr, UserFunction):
                 if attr.is_static:

@@ -528,8 +528,7 @@ def call(interp: "Interpreter", callee: Any, args: list[Any], kwargs: dict[str, 
             return tfapi_layers.make_cell(interp, leaf, args, kwargs, node)
         if dtype_name(callee) is not None:
             return UNKNOWN
-        if callee.path.startswith("tf.") and (leaf.endswith("_initializer") or callee.path.startswith("tf.initializers.")
-                                              or callee.path.startswith("tf.keras.initializers.")):
+        if _is_initializer_path(callee.path):
             return InitializerValue(True)
         if callee.path.startswith(_MAY_CREATE):
             interp.graph.note_unmodelled_creation()
@@ -655,13 +654,28 @@ _GET_VARIABLE_SIG = ("name", "shape", "dtype", "initializer", "regularizer", "tr
                      "constraint", "synchronization", "aggregation")
 
 
+def _is_initializer_path(path: str) -> bool:
+    """`tf.zeros_initializer`, `tf.initializers.zeros`, `tf.keras.initializers.Zeros`: an initializer."""
+    return path.startswith("tf.") and (path.split(".")[-1].endswith("_initializer")
+                                       or path.startswith(("tf.initializers.", "tf.keras.initializers.")))
+
+
+def _has_required_parameters(function: UserFunction) -> bool:
+    """Whether calling the function with no arguments fails (a parameter without a default)."""
+    params = function.node.params
+    required = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+    return any(p.default is None for p in required)
+
+
 def _initializer_of(value: Any) -> Initializer | None:
     if value is None:
         return None
-    if isinstance(value, (InitializerValue, UserFunction)):
-        return Initializer(True)
-    if isinstance(value, TFRef):
-        return Initializer(True)
+    if isinstance(value, InitializerValue):
+        return Initializer(True, needs_arguments=True)  # TF initializers are called with the shape
+    if isinstance(value, UserFunction):
+        return Initializer(True, needs_arguments=None if value.opaque else _has_required_parameters(value))
+    if isinstance(value, TFRef):  # an initializer class TensorFlow instantiates, or some other function
+        return Initializer(True, needs_arguments=True if _is_initializer_path(value.path) else None)
     if isinstance(value, (Tensor, VariableValue)):
         return Initializer(False, value.shape, None)
     if isinstance(value, bool):

@@ -39,6 +39,11 @@ DEFAULT_INIT_DTYPES = FLOAT_DTYPES | frozenset(
     {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool", "string"}
 )
 
+# get_variable with an initializer that needs the shape (an Initializer) and no fully defined shape.
+INVALID_INITIALIZER = (
+    "The initializer passed is not valid. It should be a callable with no arguments and the shape should "
+    "not be provided or an instance of `tf.keras.initializers.*' and `shape` should be fully defined."
+)
 ALREADY_EXISTS = (
     "Variable {key} already exists, disallowed. "
     "Did you mean to set reuse=True or reuse=tf.AUTO_REUSE in VarScope?"
@@ -72,6 +77,10 @@ class Initializer:
     is_callable: bool | None  # None: unknown
     value_shape: Shape = None  # for constants and tensors
     dtype: str | None = None
+    # For a callable: whether it must be given the shape (a TF initializer object or class, a
+    # function with required parameters) rather than called with no arguments (a lambda).
+    # Without a fully defined `shape=`, TensorFlow rejects one that needs arguments.  None: unknown.
+    needs_arguments: bool | None = None
 
 
 @dataclass
@@ -522,7 +531,16 @@ class GraphModel:
                 self._event("invalid_arguments",
                             f"An initializer for variable {key} of <dtype: '{dtype}'> is required",
                             where, certain=creation_certain, raises=True, error="ValueError", key=key)
-            if not shape_given:
+            partial = shape_given and shape is not None and any(dim is None for dim in shape)
+            if initializer is not None and initializer.needs_arguments and (not shape_given or partial):
+                # TensorFlow calls the initializer with the shape only when it is fully defined;
+                # otherwise it must take no arguments.  A None dimension may be one the analysis
+                # did not compute (`param.shape.as_list()`), not the program's: not certain.
+                # Recovery: created with the shape the fix supplies, unknown here.
+                self._event("invalid_arguments", INVALID_INITIALIZER, where,
+                            certain=creation_certain and not partial, raises=True, error="ValueError", key=key)
+                shape = None
+            elif not shape_given:
                 if initializer is None:
                     # Recovery: created with the shape the fix supplies, unknown here.
                     self._event(
@@ -533,13 +551,7 @@ class GraphModel:
                 shape = None
             elif shape is not None and any(dim is None for dim in shape) and initializer is None:
                 # A partially known literal shape: TensorFlow cannot build the default initializer.
-                self._event(
-                    "invalid_arguments",
-                    "The initializer passed is not valid. It should be a callable with no arguments and "
-                    "the shape should not be provided or an instance of `tf.keras.initializers.*' and "
-                    "`shape` should be fully defined.",
-                    where, certain=False, error="ValueError", key=key,
-                )
+                self._event("invalid_arguments", INVALID_INITIALIZER, where, certain=False, error="ValueError", key=key)
         speculative = not self.certain_now
         if key.endswith("/"):
             graph_name, name_certain, clash = key[:-1], True, None
