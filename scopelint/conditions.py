@@ -13,6 +13,12 @@ EVERY_PATH = "on every path"
 # Every run but those where the program stopped itself earlier (its argument checks raised).
 PAST_CHECKS = "on every path past the program's own checks"
 MAX_LISTED = 3  # conditions spelled out; more are counted
+# Loops of unknown length are path choices too (analysis/loop_counts.py): their decisions are
+# keyed "loop:..." and spelled "the loop at f.py:12 runs once" / "... runs twice".  That a loop ran
+# once (speculatively: it may run any number of times) never tells runs apart.
+LOOP_KEY_PREFIX = "loop:"
+LOOP_ONCE = " runs once"
+LOOP_TWICE = " runs twice"
 
 
 def merge(runs: list[tuple[PathCondition | None, list[Diagnostic]]], merged_beyond_bound: bool = False) -> list[Diagnostic]:
@@ -57,6 +63,9 @@ def _separating_value(having: list[PathCondition], every_run: list[PathCondition
     keys = [decision[0] for decision in having[0].decisions]
     for key in keys:
         spelled = [_decision(condition, key) for condition in every_run]
+        if key.startswith(LOOP_KEY_PREFIX) and any(value is not None and value.endswith(LOOP_ONCE)
+                                                   for value, c in zip(spelled, every_run) if c in having):
+            continue
         if any(value is None and condition in having for value, condition in zip(spelled, every_run)):
             continue  # the finding happens on a run that never tested it
         chosen = {_decision(condition, key) for condition in having}
@@ -106,7 +115,7 @@ def _separating_pair(having: list[PathCondition], every_run: list[PathCondition]
             if any(None in pair and c in having for pair, c in zip(pairs, every_run)):
                 continue
             chosen = {(_decision(c, first), _decision(c, second)) for c in having}
-            if len(chosen) != 1:
+            if len(chosen) != 1 or any(value is not None and value.endswith(LOOP_ONCE) for value in next(iter(chosen))):
                 continue
             if all(None in pair or (pair in chosen) == (c in having) for pair, c in zip(pairs, every_run)):
                 a, b = next(iter(chosen))

@@ -39,7 +39,7 @@ OTHER_COMMAND_LINE = "other"
 class ConfigVar:
     key: str  # unique within a program: "flag:dataset", "arg:lr", "argv:1", "env:HOME"
     spelling: str  # as the user writes it: "--dataset", "sys.argv[1]", "$HOME"
-    kind: str  # flag | arg | argv | env
+    kind: str  # flag | arg | argv | env | loop (loop_counts.py)
     default: Any = MISSING
     value_type: str = "str"  # str | int | float | bool | any
     choices: tuple[Any, ...] = ()
@@ -197,6 +197,10 @@ class ConfigState:
             self.log.append(("set_flag", name, value))
 
     # -------------------------------------------------------------- learning alternatives
+    def learn_values(self, var: ConfigVar, values: list[Any]) -> None:
+        """Values of `var` worth a run of their own (a loop's count, loop_counts.py)."""
+        self._learn(var, values)
+
     def _learn(self, var: ConfigVar, values: list[Any]) -> None:
         if self.log is not None:
             self.log.append(("learn", var, list(values)))

@@ -18,7 +18,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from scopelint.analysis import builtins_model, generators, handlers, project, replay, shapes, undefined_names
+from scopelint.analysis import builtins_model, generators, handlers, loop_counts, project, replay, shapes, undefined_names
 from scopelint.analysis import config_values as cfg
 from scopelint.analysis.positions import Positions, walk
 
@@ -152,6 +152,9 @@ class Interpreter:
         self.forgotten: dict[int, Any] = {}
         # Path exploration: the unreached-functions phase recorded by an earlier run (replay.py).
         self.phase_memo: Any = None
+        # Loops of unknown length are a path choice (loop_counts.py), except in functions run alone
+        # with unknown arguments, whose findings hold in any context or not at all.
+        self.explores_loops = True
         tfapi.install_devices(self.graph)
 
     # ------------------------------------------------------------------ sites
@@ -237,6 +240,7 @@ class Interpreter:
 
         assert self.module is not None
         self.max_steps, self.max_call_depth = ISOLATED_MAX_STEPS, ISOLATED_MAX_CALL_DEPTH
+        self.explores_loops = False
         for name, value in list(env.vars.items()):
             for function, cls in self.unreached_of(value):
                 if getattr(function.node, "name", None) is None:
@@ -384,16 +388,24 @@ class Interpreter:
     def exec_for(self, node: cst.For, env: Env) -> None:
         iterable = self.eval(node.iter, env)
         items = self.iterate(iterable)
-        if items is None or len(items) > MAX_LOOP_ITERATIONS:
+        if items is None and loop_counts.runs_twice(self, node):
+            # This run is the path where the loop runs twice (loop_counts.py).
+            items = loop_counts.two_items(self, node.iter, lambda e: self.eval(e, env))
+        elif items is None or len(items) > MAX_LOOP_ITERATIONS:
             # Unknown or too long: the body may run any number of times.
+            graph = self.graph
+            before = len(graph.records) + len(graph.events)
             with self.speculative() as spec:
                 def body(e: Env) -> None:
                     self.assign(node.target, UNKNOWN, e)
                     self.exec_block(node.body, e)
 
-                # Once is enough: what a later iteration could prove is uncertain anyway, and
-                # running nested unknown loops twice each would be exponential.
+                # Once is enough here: what a later iteration could prove is uncertain anyway, and
+                # running nested unknown loops twice each would be exponential.  A body that built
+                # something is run twice, for certain, on a path of its own.
                 spec.branch(env, body)
+            if items is None:
+                loop_counts.learn(self, node, graph is self.graph and len(graph.records) + len(graph.events) > before)
             return
         broke = False
         for item in items:

@@ -14,7 +14,7 @@ from typing import Any
 
 from scopelint.analysis import config_values as cfg
 from scopelint import conditions
-from scopelint.analysis import interpreter, module_files, project, replay
+from scopelint.analysis import interpreter, loop_counts, module_files, project, replay
 from scopelint.trace import PathCondition, Trace
 
 MAX_PATHS = 16  # runs per analysed module, the default run included
@@ -52,22 +52,26 @@ def _explore(parsed: project.Parsed, path: str) -> Trace:
     budget = work_budget(first.steps)
     spent = first.steps
     queue = [dict(child) for child in _children({}, default_config)]
-    seen = {_frozen({})} | {_frozen(child) for child in queue}
-    while queue:
+    # Runs where one loop of unknown length runs twice (loop_counts.py) come after every
+    # command-line choice: a user can run those; the loops stand for what some input does.
+    loop_queue = _loop_children({}, default_config)
+    seen = {_frozen({})} | {_frozen(child) for child in queue + loop_queue}
+    while queue or loop_queue:
         if len(first.other_paths) + 1 >= MAX_PATHS or spent >= budget:
             first.paths_merged = True
             break
-        assignment = queue.pop(0)
+        assignment = queue.pop(0) if queue else loop_queue.pop(0)
         config = cfg.ConfigState(assignment=assignment)
         trace = interpreter.interpret_parsed(parsed, path, config, memo)
         spent += trace.steps
         trace.condition = replace(describe(config), stopped=trace.stopped_by_program)
         first.other_paths.append(trace)
-        for child in _children(assignment, config):
-            key = _frozen(child)
-            if key not in seen:
-                seen.add(key)
-                queue.append(child)
+        for target, children in ((queue, _children(assignment, config)), (loop_queue, _loop_children(assignment, config))):
+            for child in children:
+                key = _frozen(child)
+                if key not in seen:
+                    seen.add(key)
+                    target.append(child)
     return first
 
 
@@ -80,9 +84,11 @@ def _children(assignment: dict[str, Any], config: cfg.ConfigState) -> list[dict[
     """Assignments one deviation away from this run's, for every value it tested."""
     if len(assignment) >= MAX_DEVIATIONS:
         return []
+    if any(key.startswith(conditions.LOOP_KEY_PREFIX) for key in assignment):
+        return []  # a run that changes a loop changes nothing else
     children = []
     for key, values in config.candidates.items():
-        if key in assignment or key not in config.declared:
+        if key in assignment or key not in config.declared or key.startswith(conditions.LOOP_KEY_PREFIX):
             continue
         var = config.declared[key]
         current = config.current(var)
@@ -93,6 +99,14 @@ def _children(assignment: dict[str, Any], config: cfg.ConfigState) -> list[dict[
                 value = cfg.Other(tuple(config.compared.get(key, ())))
             children.append({**assignment, key: value})
     return children
+
+
+def _loop_children(assignment: dict[str, Any], config: cfg.ConfigState) -> list[dict[str, Any]]:
+    """This run's assignment with one of the loops it learned running twice (one loop per run)."""
+    if any(key.startswith(conditions.LOOP_KEY_PREFIX) for key in assignment):
+        return []
+    return [{**assignment, key: value} for key, values in config.candidates.items()
+            if key.startswith(conditions.LOOP_KEY_PREFIX) and key in config.declared for value in values]
 
 
 def _equal(a: Any, b: Any) -> bool:
@@ -121,6 +135,13 @@ def describe(config: cfg.ConfigState) -> PathCondition:
         if var is None:
             continue
         value = config.current(var)
+        if var.kind == loop_counts.KIND:
+            twice = value == loop_counts.TWICE
+            spelled = var.spelling + (conditions.LOOP_TWICE if twice else conditions.LOOP_ONCE)
+            decisions.append((key, spelled, None))
+            if twice:
+                parts.append(spelled)
+            continue  # no command line chooses it
         spelled = _spell(var, value, config.compared.get(key, []))
         at_default = var.default is not cfg.MISSING and _equal(value, var.default)
         # A finding told apart by a value the user did not choose: say that it is the default.
