@@ -21,6 +21,15 @@ LOOP_ONCE = " runs once"
 LOOP_TWICE = " runs twice"
 
 
+def is_loop(key: str) -> bool:
+    """A decision on a loop's count, not on the command line."""
+    return key.startswith(LOOP_KEY_PREFIX)
+
+
+def _ran_once(key: str, spelled: str | None) -> bool:
+    return is_loop(key) and spelled is not None and spelled.endswith(LOOP_ONCE)
+
+
 def merge(runs: list[tuple[PathCondition | None, list[Diagnostic]]], merged_beyond_bound: bool = False) -> list[Diagnostic]:
     if len(runs) == 1:
         condition, found = runs[0]
@@ -63,8 +72,7 @@ def _separating_value(having: list[PathCondition], every_run: list[PathCondition
     keys = [decision[0] for decision in having[0].decisions]
     for key in keys:
         spelled = [_decision(condition, key) for condition in every_run]
-        if key.startswith(LOOP_KEY_PREFIX) and any(value is not None and value.endswith(LOOP_ONCE)
-                                                   for value, c in zip(spelled, every_run) if c in having):
+        if any(_ran_once(key, value) for value, c in zip(spelled, every_run) if c in having):
             continue
         if any(value is None and condition in having for value, condition in zip(spelled, every_run)):
             continue  # the finding happens on a run that never tested it
@@ -115,7 +123,7 @@ def _separating_pair(having: list[PathCondition], every_run: list[PathCondition]
             if any(None in pair and c in having for pair, c in zip(pairs, every_run)):
                 continue
             chosen = {(_decision(c, first), _decision(c, second)) for c in having}
-            if len(chosen) != 1 or any(value is not None and value.endswith(LOOP_ONCE) for value in next(iter(chosen))):
+            if len(chosen) != 1 or any(_ran_once(key, value) for key, value in zip((first, second), next(iter(chosen)))):
                 continue
             if all(None in pair or (pair in chosen) == (c in having) for pair, c in zip(pairs, every_run)):
                 a, b = next(iter(chosen))

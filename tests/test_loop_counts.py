@@ -42,15 +42,37 @@ def test_one_scope_per_iteration_is_fine_however_often_the_loop_runs() -> None:
         """) == []
 
 
+def _certain_names_per_run(body: str) -> list[list[str]]:
+    trace = paths.analyze(HEADER + textwrap.dedent(body), "m.py")
+    return [[record.name for record in run.variables if record.certain] for run in [trace, *trace.other_paths]]
+
+
 def test_the_second_iteration_sees_the_next_item_of_a_range_and_of_enumerate() -> None:
-    # range(1, n, 2) gives 1 then 3: the names differ, nothing raises.
-    assert findings("""\
+    # The default run builds nothing certain; each loop's own run builds its two iterations.
+    assert _certain_names_per_run("""\
         n = int(open("n.txt").read())
         for i in range(1, n, 2):
             tf.get_variable("w%d" % i, [2])
         for i, width in enumerate(open("w.txt").read().split()):
             tf.get_variable("v%d" % i, [2])
+        """) == [[], ["w1", "w3"], ["v0", "v1"]]
+    # Different names on each iteration: nothing raises.
+    assert findings("""\
+        n = int(open("n.txt").read())
+        for i in range(1, n, 2):
+            tf.get_variable("w%d" % i, [2])
         """) == []
+
+
+def test_a_bound_that_calls_something_is_not_evaluated_twice() -> None:
+    # `next_start()` ran when the loop's range was built; the second iteration's item is unknown.
+    assert _certain_names_per_run("""\
+        def next_start():
+            return 1
+        for i in range(next_start(), int(open("n.txt").read())):
+            with tf.variable_scope("s"):
+                tf.get_variable("w%s" % i, [2])
+        """)[1] == []
 
 
 def test_a_loop_that_builds_nothing_is_no_path_of_its_own() -> None:

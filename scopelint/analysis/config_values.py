@@ -197,11 +197,9 @@ class ConfigState:
             self.log.append(("set_flag", name, value))
 
     # -------------------------------------------------------------- learning alternatives
-    def learn_values(self, var: ConfigVar, values: list[Any]) -> None:
-        """Values of `var` worth a run of their own (a loop's count, loop_counts.py)."""
-        self._learn(var, values)
-
-    def _learn(self, var: ConfigVar, values: list[Any]) -> None:
+    def learn(self, var: ConfigVar, values: list[Any]) -> None:
+        """Values of `var` worth a run of their own (by the tests below, by replay.py, and for a
+        loop's count by loop_counts.py)."""
         if self.log is not None:
             self.log.append(("learn", var, list(values)))
         known = self.candidates.setdefault(var.key, [])
@@ -237,7 +235,7 @@ class ConfigState:
             # (below) covers one whose default is None.
         if var.value_type in ("str", "any") and not var.choices:
             learned.append(Other())
-        self._learn(var, [v for v in learned if _changes_outcome(decide, v, plain(value))])
+        self.learn(var, [v for v in learned if _changes_outcome(decide, v, plain(value))])
 
     def _saw(self, key: str, literals: list[Any]) -> None:
         """The literals a value was compared with, in the order first seen (for conditions)."""
@@ -250,19 +248,19 @@ class ConfigState:
         var = value.var
         current = plain(value)
         if var.value_type == "bool" or isinstance(current, bool):
-            self._learn(var, [not current])
+            self.learn(var, [not current])
         elif var.value_type in ("int", "float"):
-            self._learn(var, [0 if current else 1])
+            self.learn(var, [0 if current else 1])
         else:
-            self._learn(var, ["" if current else Other()])
+            self.learn(var, ["" if current else Other()])
 
     def on_count(self, value: Tagged) -> None:
         """`range(n)`: one and two iterations (the second is where reuse bugs live)."""
-        self._learn(value.var, [1, 2])
+        self.learn(value.var, [1, 2])
 
     def on_lookup(self, value: Tagged, keys: list[Any]) -> None:
         """`MODELS[FLAGS.model]`: every key of the registry is a value to try."""
-        self._learn(value.var, [k for k in keys if is_literal(k)])
+        self.learn(value.var, [k for k in keys if is_literal(k)])
 
 
 def _changes_outcome(decide: Callable[[Any], Any], candidate: Any, current: Any) -> bool:

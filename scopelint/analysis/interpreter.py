@@ -390,7 +390,7 @@ class Interpreter:
         items = self.iterate(iterable)
         if items is None and loop_counts.runs_twice(self, node):
             # This run is the path where the loop runs twice (loop_counts.py).
-            items = loop_counts.two_items(self, node.iter, lambda e: self.eval(e, env))
+            items = loop_counts.two_items(node.iter, lambda e: self.eval(e, env))
         elif items is None or len(items) > MAX_LOOP_ITERATIONS:
             # Unknown or too long: the body may run any number of times.
             graph = self.graph

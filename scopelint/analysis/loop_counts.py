@@ -43,7 +43,7 @@ def runs_twice(interp: "Interpreter", node: cst.For) -> bool:
     if interp.config.assignment.get(key) != TWICE:
         return False
     # Learned in this run too: the run's condition is described from what it learned.
-    interp.config.learn_values(_declare(interp, node, key), [TWICE])
+    interp.config.learn(_declare(interp, node, key), [TWICE])
     return True
 
 
@@ -56,7 +56,7 @@ def learn(interp: "Interpreter", node: cst.For, created: bool) -> None:
     if key in interp.config.assignment:
         return
     var = _declare(interp, node, key)
-    interp.config.learn_values(var, [TWICE])
+    interp.config.learn(var, [TWICE])
 
 
 def _declare(interp: "Interpreter", node: cst.For, key: str) -> cfg.ConfigVar:
@@ -67,7 +67,7 @@ def _declare(interp: "Interpreter", node: cst.For, key: str) -> cfg.ConfigVar:
     return interp.config.declare(cfg.ConfigVar(key, f"the loop at {site.path}:{site.line}", KIND, ONCE, "int"))
 
 
-def two_items(interp: "Interpreter", iterable: cst.BaseExpression, evaluate: Callable[[cst.BaseExpression], Any]) -> list[Any]:
+def two_items(iterable: cst.BaseExpression, evaluate: Callable[[cst.BaseExpression], Any]) -> list[Any]:
     """What the loop variable is in the first two iterations, as far as the loop's spelling says:
     `range(n)` gives 0 and 1, `range(a, n, s)` a and a + s, `enumerate(xs)` (0, ?) and (1, ?);
     anything else is unknown in both."""
@@ -75,14 +75,26 @@ def two_items(interp: "Interpreter", iterable: cst.BaseExpression, evaluate: Cal
             and all(arg.keyword is None and not arg.star for arg in iterable.args):
         name = iterable.func.value
         if name == "range" and 1 <= len(iterable.args) <= 3:
-            start: Any = 0
-            step: Any = 1
-            if len(iterable.args) >= 2:
-                start = cfg.plain(evaluate(iterable.args[0].value))
-            if len(iterable.args) == 3:
-                step = cfg.plain(evaluate(iterable.args[2].value))
+            def bound(index: int, default: int) -> Any:
+                # The iterable was evaluated already: evaluating a bound again may only read it,
+                # so a call there leaves the items unknown.
+                if index >= len(iterable.args) or len(iterable.args) == 1:
+                    return default
+                expression = iterable.args[index].value
+                return cfg.plain(evaluate(expression)) if _reads_only(expression) else UNKNOWN
+
+            start, step = bound(0, 0), bound(2, 1)
             if type(start) is int and type(step) is int and step != 0:
                 return [start, start + step]
         elif name == "enumerate" and len(iterable.args) == 1:
             return [(0, UNKNOWN), (1, UNKNOWN)]
     return [UNKNOWN, UNKNOWN]
+
+
+def _reads_only(expression: cst.BaseExpression) -> bool:
+    """A literal, a name or an attribute (`1`, `start`, `self.first`, `-1`): no call runs again."""
+    if isinstance(expression, cst.UnaryOperation):
+        return _reads_only(expression.expression)
+    if isinstance(expression, cst.Attribute):
+        return _reads_only(expression.value)
+    return isinstance(expression, (cst.Integer, cst.Name))

@@ -84,11 +84,11 @@ def _children(assignment: dict[str, Any], config: cfg.ConfigState) -> list[dict[
     """Assignments one deviation away from this run's, for every value it tested."""
     if len(assignment) >= MAX_DEVIATIONS:
         return []
-    if any(key.startswith(conditions.LOOP_KEY_PREFIX) for key in assignment):
+    if _changes_a_loop(assignment):
         return []  # a run that changes a loop changes nothing else
     children = []
     for key, values in config.candidates.items():
-        if key in assignment or key not in config.declared or key.startswith(conditions.LOOP_KEY_PREFIX):
+        if key in assignment or key not in config.declared or conditions.is_loop(key):
             continue
         var = config.declared[key]
         current = config.current(var)
@@ -103,10 +103,14 @@ def _children(assignment: dict[str, Any], config: cfg.ConfigState) -> list[dict[
 
 def _loop_children(assignment: dict[str, Any], config: cfg.ConfigState) -> list[dict[str, Any]]:
     """This run's assignment with one of the loops it learned running twice (one loop per run)."""
-    if any(key.startswith(conditions.LOOP_KEY_PREFIX) for key in assignment):
+    if _changes_a_loop(assignment):
         return []
     return [{**assignment, key: value} for key, values in config.candidates.items()
-            if key.startswith(conditions.LOOP_KEY_PREFIX) and key in config.declared for value in values]
+            if conditions.is_loop(key) and key in config.declared for value in values]
+
+
+def _changes_a_loop(assignment: dict[str, Any]) -> bool:
+    return any(conditions.is_loop(key) for key in assignment)
 
 
 def _equal(a: Any, b: Any) -> bool:

@@ -287,7 +287,7 @@ def _replay(config: cfg.ConfigState, log: list[tuple[Any, ...]]) -> None:
         if op[0] == "value":
             config.value(op[1])
         elif op[0] == "learn":
-            config._learn(op[1], op[2])
+            config.learn(op[1], op[2])
         elif op[0] == "saw":
             config._saw(op[1], op[2])
         elif op[0] == "set_flag":
