@@ -117,8 +117,9 @@ def clear_cache(workdir: Path) -> None:
     shutil.rmtree(workdir / ".scopelint_cache", ignore_errors=True)
 
 
-def run_tf_upgrade_v2(source: Path, scratch: Path) -> float | None:
-    """Seconds for tf_upgrade_v2 over `source` (a folder), or None when it is not installed."""
+def run_tf_upgrade_v2(source: Path, scratch: Path) -> float | str | None:
+    """Seconds for tf_upgrade_v2 over `source` (a folder); None when it is not installed; the
+    reason when it fails (it stops the whole tree at a file its parser, pasta, cannot annotate)."""
     program = shutil.which("tf_upgrade_v2")
     if program is None:
         return None
@@ -126,8 +127,11 @@ def run_tf_upgrade_v2(source: Path, scratch: Path) -> float | None:
     shutil.rmtree(outtree, ignore_errors=True)
     command = [program, "--intree", str(source), "--outtree", str(outtree), "--reportfile", str(scratch / "report.txt")]
     start = time.perf_counter()
-    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
-                   env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    completed = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    if completed.returncode != 0:
+        last = (completed.stderr.strip().splitlines() or ["no message"])[-3:]
+        return f"exit {completed.returncode}: " + " | ".join(line.strip() for line in last)
     return time.perf_counter() - start
 
 
@@ -176,6 +180,9 @@ def main() -> None:
         upgrade = run_tf_upgrade_v2(Path(paths[0]), scratch)
         if upgrade is None:
             print("tf_upgrade_v2: not installed (it comes with tensorflow)")
+            return
+        if isinstance(upgrade, str):
+            print(f"tf_upgrade_v2: failed on this corpus, no ratio ({upgrade})")
             return
         print(rate("tf_upgrade_v2", upgrade, lines, files))
         for label in ("cold, default jobs", "cold, --jobs 1"):
