@@ -192,3 +192,49 @@ def test_an_imported_module_is_fresh_for_each_analysed_file(tmp_path) -> None:
     second = analyze_source(source, str(tmp_path / "b.py"))
     assert [e.kind for e in first.events if e.certain] == [e.kind for e in second.events if e.certain] == []
     assert [r.name for r in second.variables if r.certain] == ["net/w"]
+
+
+_UNKNOWN_TEST = "import tensorflow.compat.v1 as tf\nflag = open('f.txt').read()\n"
+
+
+def test_a_return_in_a_branch_that_may_not_run_makes_the_result_unknown() -> None:
+    # `name(flag)` is 'disc' or 'gen': the second creation collides only on one of the paths.
+    source = _UNKNOWN_TEST + (
+        "def name(x):\n"
+        "    if x:\n"
+        "        return 'disc'\n"
+        "    return 'gen'\n"
+        "with tf.variable_scope(name(flag)):\n"
+        "    tf.get_variable('w', [1])\n"
+        "tf.get_variable('gen/w', [1])\n"
+    )
+    assert "already_exists" not in _certain_kinds(source)
+
+
+def test_code_after_branches_that_all_return_or_raise_never_runs() -> None:
+    source = _UNKNOWN_TEST + (
+        "def name(x):\n"
+        "    if x == 'a':\n"
+        "        return 'disc'\n"
+        "    else:\n"
+        "        raise ValueError(x)\n"
+        "    tf.get_variable('dead', [1])\n"
+        "    tf.get_variable('dead', [1])\n"
+        "with tf.variable_scope(name(flag)):\n"
+        "    tf.get_variable('w', [1])\n"
+    )
+    assert _certain_kinds(source) == []
+    # The only path that goes on is the one that returned 'disc'.
+    assert _names(source) == ["disc/w"]
+
+
+def test_a_raise_after_a_return_that_may_run_leaves_that_return() -> None:
+    source = _UNKNOWN_TEST + (
+        "def name(x):\n"
+        "    if x:\n"
+        "        return 'disc'\n"
+        "    raise ValueError(x)\n"
+        "with tf.variable_scope(name(flag)):\n"
+        "    tf.get_variable('w', [1])\n"
+    )
+    assert _names(source) == ["disc/w"]

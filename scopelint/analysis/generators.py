@@ -36,6 +36,7 @@ def exec_generator_with(interp: "Interpreter", manager: GeneratorContext, node: 
 
     caller_module = interp.module
     caller_frames = list(interp.frames)
+    caller_returns = list(interp.maybe_returned)  # the with-body returns from the caller, not the generator
     state = {"entered": False, "certain": False}
 
     def at_yield(value: Any) -> None:
@@ -43,8 +44,8 @@ def exec_generator_with(interp: "Interpreter", manager: GeneratorContext, node: 
             return  # a second yield: Python raises RuntimeError("generator didn't stop"); the body ran once
         state["entered"] = True
         state["certain"] = interp.graph.certain_now
-        inner_module, inner_frames = interp.module, interp.frames
-        interp.module, interp.frames = caller_module, list(caller_frames)
+        inner_module, inner_frames, inner_returns = interp.module, interp.frames, interp.maybe_returned
+        interp.module, interp.frames, interp.maybe_returned = caller_module, list(caller_frames), list(caller_returns)
         try:
             if item.asname is not None:
                 interp.assign(item.asname.name, value, env)
@@ -52,7 +53,7 @@ def exec_generator_with(interp: "Interpreter", manager: GeneratorContext, node: 
         except (_Return, _Break, _Continue) as control:
             raise LeaveWith(control) from None
         finally:
-            interp.module, interp.frames = inner_module, inner_frames
+            interp.module, interp.frames, interp.maybe_returned = inner_module, inner_frames, inner_returns
 
     hook: Callable[[Any], None] = at_yield
     interp.pending_yield_hook = hook

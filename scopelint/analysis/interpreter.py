@@ -155,6 +155,8 @@ class Interpreter:
         # Loops of unknown length are a path choice (loop_counts.py), except in functions run alone
         # with unknown arguments, whose findings hold in any context or not at all.
         self.explores_loops = True
+        # One list per user call in progress: what its speculative branches returned.
+        self.maybe_returned: list[list[Any]] = []
         tfapi.install_devices(self.graph)
 
     # ------------------------------------------------------------------ sites
@@ -378,6 +380,9 @@ class Interpreter:
             with self.speculative() as spec:
                 spec.branch(env, lambda e: self.exec_block(node.body, e))
                 spec.branch(env, lambda e: self.exec_orelse(node.orelse, e) if node.orelse else None)
+            if spec.every_branch_left() and self.maybe_returned:
+                # `if x: return a` / `else: raise`: the function has returned (what, the call joins).
+                raise _Return(_joined(self.maybe_returned[-1]))
 
     def exec_orelse(self, orelse: cst.If | cst.Else, env: Env) -> None:
         if isinstance(orelse, cst.If):
@@ -613,6 +618,10 @@ class Interpreter:
         self.module = callee_module
         self.frames.append(Frame(function.name, call_site, self.call_counts[key]))
         records_before = len(self.graph.records)
+        # Values returned inside branches that may not run (`if unknown: return a`): the call's
+        # result is one of them or what the rest of the body returns.
+        maybe: list[Any] = []
+        self.maybe_returned.append(maybe)
         try:
             if function.opaque:
                 with self.speculative() as spec:
@@ -620,12 +629,18 @@ class Interpreter:
                 return UNKNOWN
             self.exec_block(node.body, env)
         except _Return as returned:
-            return returned.value
+            return _joined(maybe + [returned.value]) if maybe else returned.value
+        except _UserRaise:
+            if not maybe:
+                raise
+            # The function raises unless an earlier return happened: only those paths go on.
+            return _joined(maybe)
         finally:
+            self.maybe_returned.pop()
             self.frames.pop()
             if len(self.graph.records) > records_before and id(node) in self.unused_reuse_params:
                 self.report_unused_reuse(self.unused_reuse_params.pop(id(node)))
-        return None
+        return _joined(maybe + [None]) if maybe else None
 
     def report_unused_reuse(self, node: cst.FunctionDef) -> None:
         """TFS106: the function builds variables, takes `reuse`, and never reads it."""
@@ -1501,6 +1516,8 @@ class _Speculative:
         self.outcomes: list[dict[str, Any]] = []
         self.base: dict[str, Any] | None = None
         self.env: Env | None = None
+        self.left: list[bool] = []  # per branch: it ended in a return or the program's raise
+        self.returned = False
 
     def __enter__(self) -> "_Speculative":
         self.interp.graph.speculative += 1
@@ -1515,15 +1532,28 @@ class _Speculative:
         result: Any = UNKNOWN
         graph = self.interp.graph
         depth = len(graph.constructs)
+        left = False
         try:
             result = run(env)
-        except (_Return, _Break, _Continue, _UserRaise, ModelRaise):
+        except _Return as returned:
+            left = True
+            self.returned = True
+            if self.interp.maybe_returned:
+                self.interp.maybe_returned[-1].append(returned.value)
+        except _UserRaise:
+            left = True
+        except (_Break, _Continue, ModelRaise):
             pass
         finally:
             # A branch that ended inside `with` blocks already unwound them through `finally`.
             del graph.constructs[depth:]
         self.outcomes.append(dict(env.vars))
+        self.left.append(left)
         return result
+
+    def every_branch_left(self) -> bool:
+        """Every branch returned or raised, and one returned: the code after them never runs."""
+        return bool(self.left) and all(self.left) and self.returned
 
     def __exit__(self, *exc: Any) -> None:
         self.interp.graph.speculative -= 1
@@ -1689,6 +1719,12 @@ def _known_set(items: list[Any]) -> Any:
     if not all(is_known(item) and _hashable(item) for item in items):
         return UNKNOWN
     return set(items)
+
+
+def _joined(values: list[Any]) -> Any:
+    """One value standing for all of them: itself when they are the same, else unknown."""
+    first = values[0]
+    return first if all(_same(first, value) for value in values[1:]) else UNKNOWN
 
 
 def _same(a: Any, b: Any) -> bool:
