@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from scopelint.analysis import user_layers
 from scopelint.analysis.values import (
     UNKNOWN,
     BoundMethod,
@@ -134,6 +135,8 @@ def super_getattr(interp: "Interpreter", value: SuperValue, name: str, node: Any
             continue
         if _is_object(entry) and name == "__init__":
             return NOOP
+        if user_layers.is_layer_base(entry) and user_layers.is_layer_instance(value.obj):
+            return user_layers.base_attribute(value.obj, name)
         return UNKNOWN  # a Keras or unknown base: anything
     return UNKNOWN
 

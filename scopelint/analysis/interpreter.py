@@ -19,6 +19,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from scopelint.analysis import builtins_model, generators, handlers, loop_counts, project, replay, shapes, undefined_names
+from scopelint.analysis import user_layers
 from scopelint.analysis import config_values as cfg
 from scopelint.analysis.positions import Positions, walk
 
@@ -664,6 +665,8 @@ class Interpreter:
         if isinstance(callee, BoundMethod):
             return self.call_user(callee.function, args, dict(kwargs), node, receiver=callee.receiver)
         if isinstance(callee, UserClass):
+            if user_layers.is_layer_class(callee):
+                return user_layers.construct(self, callee, args, kwargs, node)
             instance = Instance(callee)
             init = callee.lookup("__init__")
             if isinstance(init, UserFunction):
@@ -673,7 +676,11 @@ class Interpreter:
             call = callee.cls.lookup("__call__")
             if isinstance(call, UserFunction):
                 return self.call_user(call, args, dict(kwargs), node, receiver=callee)
+            if user_layers.is_layer_instance(callee):
+                return user_layers.call_layer(self, callee, args, dict(kwargs), node)
             return UNKNOWN
+        if isinstance(callee, user_layers.LayerMethod):
+            return user_layers.call_method(self, callee, args, dict(kwargs), node)
         if isinstance(callee, Builtin):
             return self.call_builtin(callee.name, args, kwargs)
         if isinstance(callee, cfg.ConfigObject):
@@ -1304,6 +1311,8 @@ class Interpreter:
                 if attr.is_property:
                     return self.call_user(attr, [], {}, node, receiver=owner)
                 return BoundMethod(attr, owner)
+            if attr is UNKNOWN and user_layers.is_layer_instance(owner):
+                return user_layers.base_attribute(owner, name)
             return attr
         if isinstance(owner, ModuleValue):
             return owner.env.vars.get(name, UNKNOWN)

@@ -1,0 +1,212 @@
+"""Project classes derived from a Keras `Layer` or `Model`: what Keras does around their methods.
+
+Measured under tf_keras 2.21 in v1 graph mode (tests/fixtures/rules/tfs101_*keras_layer*):
+
+- the layer's name is fixed when `Layer.__init__` runs: the `name` keyword, else the snake_case
+  class name made unique per graph (`keras_dense`, `keras_dense_1`), one counter shared with
+  Keras's own layers;
+- the first call runs `build(input_shape)` and then `call(inputs)`; later calls only `call`.  Both
+  run inside a name scope of the layer's name (uniquified per call: `keras_dense`, `keras_dense_1`)
+  and under the caller's variable scope.  So `tf.get_variable` in `build` is named by the variable
+  scope alone (two layers that use one scope name collide: "already exists"), while `add_weight` and
+  `tf.Variable` take the name scope (`keras_dense/b`);
+- `add_weight` ignores variable-scope reuse, as Keras's own layers do.
+
+The layer's state lives in hidden attributes of the instance (names no Python code can spell), so
+speculative branches join it like any other attribute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from scopelint.analysis.tfapi import bind, dtype_name, is_tf_value, shape_known_dims
+from scopelint.analysis.values import UNKNOWN, Env, Instance, TFRef, UserClass, UserFunction, VariableValue
+from scopelint.model import layers as layerlib
+from scopelint.trace import UNKNOWN_PART
+
+if TYPE_CHECKING:
+    from scopelint.analysis.interpreter import Interpreter
+
+# Canonical TF paths of the classes whose subclasses get Keras's __call__.
+LAYER_BASES = frozenset({
+    "tf.keras.layers.Layer", "tf.keras.Model", "tf.keras.models.Model", "tf.keras.engine.base_layer.Layer",
+    "tf.keras.engine.training.Model",
+})
+NAME = " keras_name"
+BUILT = " keras_built"
+REUSE_NOTED = " keras_reuse_noted"
+# Methods of the Keras base the analysis models; any other base attribute is unknown.
+_METHODS = frozenset({"__init__", "__call__", "build", "add_weight", "add_variable", "call"})
+_ADD_WEIGHT = ("name", "shape", "dtype", "initializer", "regularizer", "trainable", "constraint")
+
+
+@dataclass(eq=False)
+class LayerMethod:
+    """A method of the Keras base class, bound to a project layer instance."""
+
+    instance: Instance
+    name: str
+
+
+def is_layer_base(value: Any) -> bool:
+    return isinstance(value, TFRef) and value.path in LAYER_BASES
+
+
+def is_layer_class(cls: UserClass, depth: int = 0) -> bool:
+    for base in cls.bases:
+        if is_layer_base(base):
+            return True
+        if isinstance(base, UserClass) and depth < 16 and is_layer_class(base, depth + 1):
+            return True
+    return False
+
+
+def is_layer_instance(value: Any) -> bool:
+    return isinstance(value, Instance) and NAME in value.attrs
+
+
+def construct(interp: "Interpreter", cls: UserClass, args: list[Any], kwargs: dict[str, Any],
+              node: cst.CSTNode) -> Instance:
+    """`MyLayer(...)`: the project's __init__ (which names the layer when it calls Keras's), or
+    Keras's own when the class has none."""
+    instance = Instance(cls)
+    instance.attrs[NAME] = None
+    instance.attrs[BUILT] = False
+    init = cls.lookup("__init__")
+    if isinstance(init, UserFunction):
+        interp.call_user(init, args, dict(kwargs), node, receiver=instance)
+    else:
+        _keras_init(interp, instance, kwargs)
+    if instance.attrs.get(NAME) is None:  # an __init__ that never reached Keras's: named at first use
+        _keras_init(interp, instance, {})
+    return instance
+
+
+def _keras_init(interp: "Interpreter", instance: Instance, kwargs: dict[str, Any]) -> None:
+    if instance.attrs.get(NAME) is not None:
+        return  # Keras's __init__ run twice keeps the first name only if the same: rare, keep it
+    name = kwargs.get("name")
+    if name is None:
+        name = interp.graph.layer_uids.keras_name(layerlib.keras_base_name(instance.cls.name))
+    elif not isinstance(name, str) or UNKNOWN_PART in name:
+        name = UNKNOWN_PART
+    instance.attrs[NAME] = name
+
+
+def base_attribute(instance: Instance, name: str) -> Any:
+    """An attribute the project's classes do not define, read from the Keras base."""
+    if name == "name":
+        return instance.attrs.get(NAME, UNKNOWN)
+    if name == "built":
+        return instance.attrs.get(BUILT, UNKNOWN)
+    if name in _METHODS:
+        return LayerMethod(instance, name)
+    return UNKNOWN
+
+
+def call_method(interp: "Interpreter", method: LayerMethod, args: list[Any], kwargs: dict[str, Any],
+                node: cst.CSTNode) -> Any:
+    instance = method.instance
+    if method.name == "__init__":
+        _keras_init(interp, instance, kwargs)
+        return None
+    if method.name == "__call__":
+        return call_layer(interp, instance, args, kwargs, node)
+    if method.name == "build":
+        _set(interp, instance, BUILT, True)
+        return None
+    if method.name == "call":
+        return args[0] if args else kwargs.get("inputs", UNKNOWN)
+    return add_weight(interp, instance, args, kwargs, node)
+
+
+def call_layer(interp: "Interpreter", instance: Instance, args: list[Any], kwargs: dict[str, Any],
+               node: cst.CSTNode) -> Any:
+    """`layer(inputs)`: build once, then call, inside the layer's name scope."""
+    graph = interp.graph
+    inputs = args[0] if args else kwargs.get("inputs", UNKNOWN)
+    name = instance.attrs.get(NAME)
+    frame = graph.enter_name_scope(name if isinstance(name, str) else UNKNOWN_PART, interp.where(node), user=False)
+    try:
+        built = instance.attrs.get(BUILT, UNKNOWN)
+        if built is not True:
+            build = instance.cls.lookup("build")
+            _set(interp, instance, BUILT, True)  # before build: Keras's own build() sets it too
+            if isinstance(build, UserFunction):
+                shape = _input_shape(inputs)
+                if built is False:
+                    interp.call_user(build, [shape], {}, node, receiver=instance)
+                else:  # built on some paths only: this build may not happen
+                    with interp.speculative() as spec:
+                        spec.branch(Env(), lambda _env: interp.call_user(build, [shape], {}, node, receiver=instance))
+        call = instance.cls.lookup("call")
+        if isinstance(call, UserFunction):
+            return interp.call_user(call, args, dict(kwargs), node, receiver=instance)
+        return inputs if call is UNKNOWN and "call" not in _defined_names(instance.cls) else UNKNOWN
+    finally:
+        graph.exit_name_scope(frame, user=False)
+
+
+def add_weight(interp: "Interpreter", instance: Instance, args: list[Any], kwargs: dict[str, Any],
+               node: cst.CSTNode) -> Any:
+    """`self.add_weight(name, shape, ...)`: a variable named by the current name scope (the layer's,
+    inside build and call), outside the variable store."""
+    graph = interp.graph
+    where = interp.where(node)
+    bound = bind(_ADD_WEIGHT, args, kwargs)
+    name = bound.get("name")
+    _, shape = shape_known_dims(bound.get("shape"))
+    if shape is None and bound.get("shape") is None:
+        shape = ()  # Keras's default: a scalar
+    if instance.attrs.get(REUSE_NOTED) is not True:
+        _set(interp, instance, REUSE_NOTED, True)
+        graph.note_created_under_reuse(
+            "keras_ignores_reuse",
+            "Keras layer built in scope '{scope}' with reuse={reuse}: Keras ignores variable_scope reuse "
+            "and creates new variables. Build the layer object once and call it again to share",
+            where,
+        )
+    trainable = bound.get("trainable")
+    record = graph.create_variable(
+        name if isinstance(name, str) or name is None else UNKNOWN_PART,
+        where,
+        shape=shape,
+        dtype=dtype_name(bound.get("dtype")) or "float32",
+        trainable=trainable if isinstance(trainable, bool) else True,
+        kind="keras",
+    )
+    if trainable is not None and not isinstance(trainable, bool):
+        record.trainable = None
+    return VariableValue(record)
+
+
+def _set(interp: "Interpreter", instance: Instance, key: str, value: Any) -> None:
+    """An attribute write, joined like `self.x = value` in a branch that may not run."""
+    if interp.graph.speculative and instance.attrs.get(key, UNKNOWN) is not value:
+        instance.attrs[key] = UNKNOWN
+    else:
+        instance.attrs[key] = value
+
+
+def _input_shape(inputs: Any) -> Any:
+    """What Keras hands build(): the inputs' shapes (a TensorShape, here a tuple), in their nesting."""
+    if isinstance(inputs, (list, tuple)):
+        shapes = [_input_shape(item) for item in inputs]
+        return UNKNOWN if any(shape is UNKNOWN for shape in shapes) else type(inputs)(shapes)
+    if is_tf_value(inputs):
+        shape = getattr(inputs, "shape", None)
+        return shape if isinstance(shape, tuple) else UNKNOWN
+    return UNKNOWN
+
+
+def _defined_names(cls: UserClass, depth: int = 0) -> set[str]:
+    names = set(cls.attrs)
+    for base in cls.bases:
+        if isinstance(base, UserClass) and depth < 16:
+            names |= _defined_names(base, depth + 1)
+    return names
+
