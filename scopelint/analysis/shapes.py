@@ -39,3 +39,24 @@ def call_shape_method(shape: tuple[Any, ...], name: str, args: list[Any]) -> Any
     for dim in shape:
         count *= dim
     return count
+
+
+def broadcast(left: tuple[Any, ...] | None, right: tuple[Any, ...] | None) -> tuple[Any, ...] | None:
+    """`tf.broadcast_static_shape`: dimensions aligned from the right; 1 stretches to the other; an
+    unknown dimension against d > 1 is d, against 1 or unknown stays unknown.  None (unknown rank, or
+    shapes TensorFlow rejects as incompatible, which is not this module's finding) when not known."""
+    if left is None or right is None:
+        return None
+    result: list[Any] = []
+    for index in range(1, max(len(left), len(right)) + 1):
+        a = left[-index] if index <= len(left) else 1
+        b = right[-index] if index <= len(right) else 1
+        if a == b:
+            result.append(a)
+        elif a == 1 or b == 1:
+            result.append(b if a == 1 else a)
+        elif a is None or b is None:
+            result.append(b if a is None else a)
+        else:
+            return None
+    return tuple(reversed(result))

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import libcst as cst
 
+from scopelint.analysis import shapes
 from scopelint.analysis.values import (
     UNKNOWN,
     ContextValue,
@@ -198,14 +199,17 @@ def tensor_like(value: Any) -> Any:
 def tensor_binop(left: Any, right: Any) -> Any:
     if not (is_tf_value(left) or is_tf_value(right)):
         return UNKNOWN
-    shape = None
-    left_shape = getattr(left, "shape", None) if is_tf_value(left) else ()
-    right_shape = getattr(right, "shape", None) if is_tf_value(right) else ()
-    if left_shape == right_shape or right_shape == ():
-        shape = left_shape
-    elif left_shape == ():
-        shape = right_shape
-    return Tensor(shape, None, deps_of(left, right))
+    return Tensor(shapes.broadcast(_operand_shape(left), _operand_shape(right)), None, deps_of(left, right))
+
+
+def _operand_shape(value: Any) -> tuple[Any, ...] | None:
+    """The static shape of an operand of an element-wise op: a Python number is a scalar."""
+    if is_tf_value(value):
+        shape = getattr(value, "shape", None)
+        return shape if isinstance(shape, tuple) else None
+    if isinstance(value, (int, float)):
+        return ()
+    return None
 
 
 def truth(value: Any) -> bool | None:
@@ -883,11 +887,17 @@ def _matmul(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node
 
 @handles("tf.nn.relu", "tf.nn.tanh", "tf.tanh", "tf.sigmoid", "tf.nn.sigmoid", "tf.nn.elu", "tf.nn.leaky_relu",
          "tf.nn.relu6", "tf.nn.softmax", "tf.nn.dropout", "tf.stop_gradient", "tf.nn.selu", "tf.square",
-         "tf.exp", "tf.log", "tf.abs", "tf.negative", "tf.sqrt", "tf.nn.bias_add", "tf.add", "tf.multiply",
-         "tf.subtract", "tf.maximum", "tf.minimum")
+         "tf.exp", "tf.log", "tf.abs", "tf.negative", "tf.sqrt")
 def _elementwise(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
     first = args[0] if args else next(iter(kwargs.values()), UNKNOWN)
     shape = getattr(first, "shape", None) if is_tf_value(first) else None
+    return Tensor(shape, None, deps_of(*args, *kwargs.values()))
+
+
+@handles("tf.nn.bias_add", "tf.add", "tf.multiply", "tf.subtract", "tf.maximum", "tf.minimum")
+def _broadcasting(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    operands = list(args[:2]) + [value for key, value in kwargs.items() if key in ("x", "y", "value", "bias")]
+    shape = shapes.broadcast(_operand_shape(operands[0]), _operand_shape(operands[1])) if len(operands) == 2 else None
     return Tensor(shape, None, deps_of(*args, *kwargs.values()))
 
 
