@@ -133,3 +133,23 @@ def test_a_user_dunder_call_still_wins() -> None:
                 return tf.get_variable("own", [1])
         Own()(tf.zeros([1]))
         """) == [("own", True)]
+
+
+def test_tf_layers_subclass_names_its_scope_at_the_first_call() -> None:
+    # TF: self.name is my_dense_1 (one-based), the scopes my_dense and outer/my_dense; the second
+    # call of the same object re-enters my_dense with reuse, so get_variable in call() shares.
+    assert names("""\
+        class MyDense(tf.layers.Layer):
+            def build(self, input_shape):
+                self.k = self.add_weight("kernel", [int(input_shape[-1]), 4])
+            def call(self, x):
+                if self.name == "my_dense_1":
+                    tf.get_variable("in_call", [1])
+                return tf.matmul(x, self.k)
+        x = tf.zeros([2, 5])
+        layer = MyDense()
+        layer(x)
+        layer(x)
+        with tf.variable_scope("outer"):
+            MyDense()(x)
+        """) == [("my_dense/kernel", True), ("my_dense/in_call", True), ("outer/my_dense/kernel", True)]

@@ -12,6 +12,12 @@ Measured under tf_keras 2.21 in v1 graph mode (tests/fixtures/rules/tfs101_*kera
   `tf.Variable` take the name scope (`keras_dense/b`);
 - `add_weight` ignores variable-scope reuse, as Keras's own layers do.
 
+Subclasses of `tf.layers.Layer` (tf.compat.v1.layers) differ, as tf.layers objects do
+(tfapi_layers.build_tf_layer): `self.name` takes a one-based uid (`my_dense_1`), but the variable
+scope is fixed at the first call (`variable_scope(None, default_name=name)`: `my_dense`,
+`outer/my_dense`); build and call run inside that scope, re-entered with reuse=True at later calls,
+and `add_weight` is a `get_variable` there (so under a reusing parent it "does not exist").
+
 The layer's state lives in hidden attributes of the instance (names no Python code can spell), so
 speculative branches join it like any other attribute.
 """
@@ -26,7 +32,9 @@ import libcst as cst
 from scopelint.analysis.tfapi import bind, dtype_name, is_tf_value, shape_known_dims
 from scopelint.analysis.values import UNKNOWN, Env, Instance, TFRef, UserClass, UserFunction, VariableValue
 from scopelint.model import layers as layerlib
-from scopelint.trace import UNKNOWN_PART
+from scopelint.model.graph import Initializer
+from scopelint.model.scopes import Reuse
+from scopelint.trace import UNKNOWN_PART, VariableRecord
 
 if TYPE_CHECKING:
     from scopelint.analysis.interpreter import Interpreter
@@ -36,7 +44,11 @@ LAYER_BASES = frozenset({
     "tf.keras.layers.Layer", "tf.keras.Model", "tf.keras.models.Model", "tf.keras.engine.base_layer.Layer",
     "tf.keras.engine.training.Model",
 })
+TF_LAYERS_BASES = frozenset({"tf.layers.Layer", "tf.layers.base.Layer"})
 NAME = " keras_name"
+FAMILY = " layer_family"  # "keras" or "layers"
+SCOPE = " layer_scope"  # tf.layers: the variable scope fixed at the first call
+SCOPE_DEFAULT = " layer_scope_default"  # tf.layers: that scope's default name
 BUILT = " keras_built"
 REUSE_NOTED = " keras_reuse_noted"
 # Methods of the Keras base the analysis models; any other base attribute is unknown.
@@ -53,16 +65,25 @@ class LayerMethod:
 
 
 def is_layer_base(value: Any) -> bool:
-    return isinstance(value, TFRef) and value.path in LAYER_BASES
+    return isinstance(value, TFRef) and (value.path in LAYER_BASES or value.path in TF_LAYERS_BASES)
 
 
-def is_layer_class(cls: UserClass, depth: int = 0) -> bool:
+def layer_family(cls: UserClass, depth: int = 0) -> str | None:
+    """"keras" or "layers" when the class derives from one of their base classes, else None."""
     for base in cls.bases:
-        if is_layer_base(base):
-            return True
-        if isinstance(base, UserClass) and depth < 16 and is_layer_class(base, depth + 1):
-            return True
-    return False
+        if isinstance(base, TFRef) and base.path in LAYER_BASES:
+            return "keras"
+        if isinstance(base, TFRef) and base.path in TF_LAYERS_BASES:
+            return "layers"
+        if isinstance(base, UserClass) and depth < 16:
+            family = layer_family(base, depth + 1)
+            if family is not None:
+                return family
+    return None
+
+
+def is_layer_class(cls: UserClass) -> bool:
+    return layer_family(cls) is not None
 
 
 def is_layer_instance(value: Any) -> bool:
@@ -74,6 +95,7 @@ def construct(interp: "Interpreter", cls: UserClass, args: list[Any], kwargs: di
     """`MyLayer(...)`: the project's __init__ (which names the layer when it calls Keras's), or
     Keras's own when the class has none."""
     instance = Instance(cls)
+    instance.attrs[FAMILY] = layer_family(cls)
     instance.attrs[NAME] = None
     instance.attrs[BUILT] = False
     init = cls.lookup("__init__")
@@ -90,11 +112,16 @@ def _keras_init(interp: "Interpreter", instance: Instance, kwargs: dict[str, Any
     if instance.attrs.get(NAME) is not None:
         return  # Keras's __init__ run twice keeps the first name only if the same: rare, keep it
     name = kwargs.get("name")
-    if name is None:
-        name = interp.graph.layer_uids.keras_name(layerlib.keras_base_name(instance.cls.name))
+    base = layerlib.keras_base_name(instance.cls.name)
+    if name is None and instance.attrs.get(FAMILY) == "layers":
+        name = interp.graph.layer_uids.tf_layers_name(base)
+        instance.attrs[SCOPE_DEFAULT] = base  # the scope's default name is the class's, not this one
+    elif name is None:
+        name = interp.graph.layer_uids.keras_name(base)
     elif not isinstance(name, str) or UNKNOWN_PART in name:
         name = UNKNOWN_PART
     instance.attrs[NAME] = name
+    instance.attrs.setdefault(SCOPE_DEFAULT, name)
 
 
 def base_attribute(instance: Instance, name: str) -> Any:
@@ -126,35 +153,64 @@ def call_method(interp: "Interpreter", method: LayerMethod, args: list[Any], kwa
 
 def call_layer(interp: "Interpreter", instance: Instance, args: list[Any], kwargs: dict[str, Any],
                node: cst.CSTNode) -> Any:
-    """`layer(inputs)`: build once, then call, inside the layer's name scope."""
+    """`layer(inputs)`: build once, then call, inside the layer's name scope (Keras) or variable
+    scope (tf.layers)."""
+    if instance.attrs.get(FAMILY) == "layers":
+        return _call_tf_layer(interp, instance, args, kwargs, node)
     graph = interp.graph
-    inputs = args[0] if args else kwargs.get("inputs", UNKNOWN)
     name = instance.attrs.get(NAME)
     frame = graph.enter_name_scope(name if isinstance(name, str) else UNKNOWN_PART, interp.where(node), user=False)
     try:
-        built = instance.attrs.get(BUILT, UNKNOWN)
-        if built is not True:
-            build = instance.cls.lookup("build")
-            _set(interp, instance, BUILT, True)  # before build: Keras's own build() sets it too
-            if isinstance(build, UserFunction):
-                shape = _input_shape(inputs)
-                if built is False:
-                    interp.call_user(build, [shape], {}, node, receiver=instance)
-                else:  # built on some paths only: this build may not happen
-                    with interp.speculative() as spec:
-                        spec.branch(Env(), lambda _env: interp.call_user(build, [shape], {}, node, receiver=instance))
-        call = instance.cls.lookup("call")
-        if isinstance(call, UserFunction):
-            return interp.call_user(call, args, dict(kwargs), node, receiver=instance)
-        return inputs if call is UNKNOWN and "call" not in _defined_names(instance.cls) else UNKNOWN
+        return _build_and_call(interp, instance, args, kwargs, node)
     finally:
         graph.exit_name_scope(frame, user=False)
 
 
+def _call_tf_layer(interp: "Interpreter", instance: Instance, args: list[Any], kwargs: dict[str, Any],
+                   node: cst.CSTNode) -> Any:
+    graph = interp.graph
+    where = interp.where(node)
+    scope = instance.attrs.get(SCOPE)
+    if scope is None or scope is UNKNOWN:  # UNKNOWN: set on some paths only; TF sets it once
+        # `_set_scope`: variable_scope(None, default_name=<the given name, or the class's base name>).
+        setup = graph.enter_variable_scope(None, where, default_name=instance.attrs.get(SCOPE_DEFAULT))
+        scope = setup.scope
+        graph.exit_variable_scope(setup)
+        _set(interp, instance, SCOPE, scope)
+        frame = graph.enter_variable_scope(scope, where, reuse=Reuse.FALSE, auxiliary_name_scope=False)
+    else:
+        frame = graph.enter_variable_scope(scope, where, reuse=Reuse.TRUE, auxiliary_name_scope=False)
+    try:
+        return _build_and_call(interp, instance, args, kwargs, node)
+    finally:
+        graph.exit_variable_scope(frame)
+
+
+def _build_and_call(interp: "Interpreter", instance: Instance, args: list[Any], kwargs: dict[str, Any],
+                    node: cst.CSTNode) -> Any:
+    inputs = args[0] if args else kwargs.get("inputs", UNKNOWN)
+    built = instance.attrs.get(BUILT, UNKNOWN)
+    if built is not True:
+        build = instance.cls.lookup("build")
+        _set(interp, instance, BUILT, True)  # before build: Keras's own build() sets it too
+        if isinstance(build, UserFunction):
+            shape = _input_shape(inputs)
+            if built is False:
+                interp.call_user(build, [shape], {}, node, receiver=instance)
+            else:  # built on some paths only: this build may not happen
+                with interp.speculative() as spec:
+                    spec.branch(Env(), lambda _env: interp.call_user(build, [shape], {}, node, receiver=instance))
+    call = instance.cls.lookup("call")
+    if isinstance(call, UserFunction):
+        return interp.call_user(call, args, dict(kwargs), node, receiver=instance)
+    return inputs if call is UNKNOWN and "call" not in _defined_names(instance.cls) else UNKNOWN
+
+
 def add_weight(interp: "Interpreter", instance: Instance, args: list[Any], kwargs: dict[str, Any],
                node: cst.CSTNode) -> Any:
-    """`self.add_weight(name, shape, ...)`: a variable named by the current name scope (the layer's,
-    inside build and call), outside the variable store."""
+    """`self.add_weight(name, shape, ...)`: Keras: a variable named by the current name scope (the
+    layer's, inside build and call), outside the variable store; tf.layers: a get_variable in the
+    current variable scope (the layer's, inside build and call)."""
     graph = interp.graph
     where = interp.where(node)
     bound = bind(_ADD_WEIGHT, args, kwargs)
@@ -162,7 +218,7 @@ def add_weight(interp: "Interpreter", instance: Instance, args: list[Any], kwarg
     _, shape = shape_known_dims(bound.get("shape"))
     if shape is None and bound.get("shape") is None:
         shape = ()  # Keras's default: a scalar
-    if instance.attrs.get(REUSE_NOTED) is not True:
+    if instance.attrs.get(REUSE_NOTED) is not True and instance.attrs.get(FAMILY) == "keras":
         _set(interp, instance, REUSE_NOTED, True)
         graph.note_created_under_reuse(
             "keras_ignores_reuse",
@@ -171,6 +227,13 @@ def add_weight(interp: "Interpreter", instance: Instance, args: list[Any], kwarg
             where,
         )
     trainable = bound.get("trainable")
+    if instance.attrs.get(FAMILY) == "layers":
+        result = graph.get_variable(
+            name if isinstance(name, str) else UNKNOWN_PART, where, shape=shape, shape_given=True,
+            dtype=dtype_name(bound.get("dtype")) or "float32", initializer=Initializer(True),
+            trainable=trainable if isinstance(trainable, bool) else True, kind="layer",
+        )
+        return VariableValue(result) if isinstance(result, VariableRecord) else UNKNOWN
     record = graph.create_variable(
         name if isinstance(name, str) or name is None else UNKNOWN_PART,
         where,
