@@ -107,3 +107,54 @@ def test_the_run_where_a_loop_runs_once_tells_nothing_apart() -> None:
     assert [d.condition for d in merged] == ["with the default flags", conditions.EVERY_PATH]
     # ...while the run where it runs twice is told apart by it.
     assert conditions.merge([(once, []), (twice, [both])])[0].condition == "when the loop at m.py:3 runs twice"
+
+
+def test_a_while_loop_the_analysis_can_decide_runs_as_python_runs_it() -> None:
+    assert _certain_names_per_run("""\
+        i = 0
+        while i < 3:
+            tf.get_variable("w%d" % i, [2])
+            i += 1
+        else:
+            tf.get_variable("after", [2])
+        """) == [["w0", "w1", "w2", "after"]]
+
+
+def test_a_while_loop_with_an_undecidable_condition_raises_when_it_runs_twice() -> None:
+    assert findings("""\
+        def build(depth):
+            while depth > 1:
+                with tf.variable_scope("layer"):
+                    tf.get_variable("w", [2])
+                depth //= 2
+        build(int(open("n.txt").read()))
+        """) == [("TFS101", 5, "when the loop at m.py:3 runs twice")]
+
+
+def test_a_break_that_may_happen_ends_the_certain_iterations() -> None:
+    # TensorFlow raises at the second iteration only if the first did not break: that depends on a
+    # value nobody can choose, so nothing is certain after the first iteration.
+    body = """\
+        while True:
+            with tf.variable_scope("layer"):
+                tf.get_variable("w", [2])
+            if open("stop.txt").read():
+                break
+        """
+    assert findings(body) == []
+    assert _certain_names_per_run(body) == [["layer/w"]]
+
+
+def test_a_training_loop_bounded_by_a_flag_makes_no_run_per_step() -> None:
+    trace = paths.analyze(HEADER + textwrap.dedent("""\
+        tf.app.flags.DEFINE_integer("max_steps", 100000, "")
+        FLAGS = tf.app.flags.FLAGS
+        step = 0
+        while True:
+            step += 1
+            if step >= FLAGS.max_steps:
+                break
+        """), "m.py")
+    # The first two steps show which values end the loop early (0, 1, 2); later steps learn nothing.
+    assert sorted(run.condition.argv for run in trace.other_paths) == [
+        ("--max_steps=0",), ("--max_steps=1",), ("--max_steps=2",)]

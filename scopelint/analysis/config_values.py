@@ -146,6 +146,9 @@ class ConfigState:
     log: list[tuple[Any, ...]] | None = field(default=None, repr=False, compare=False)
     # `FLAGS.x = value` in the program (after parsing): later reads of FLAGS.x see the value.
     overrides: dict[str, Any] = field(default_factory=dict)
+    # While above 0, tests of configuration values learn nothing: the third and later iterations of
+    # a `while` (`step >= FLAGS.max_steps` at step 3, 4, ...) would each make a run of their own.
+    muted: int = 0
 
     # -------------------------------------------------------------- declaring and reading
     def declare(self, var: ConfigVar) -> ConfigVar:
@@ -200,6 +203,8 @@ class ConfigState:
     def learn(self, var: ConfigVar, values: list[Any]) -> None:
         """Values of `var` worth a run of their own (by the tests below, by replay.py, and for a
         loop's count by loop_counts.py)."""
+        if self.muted:
+            return
         if self.log is not None:
             self.log.append(("learn", var, list(values)))
         known = self.candidates.setdefault(var.key, [])
@@ -239,6 +244,8 @@ class ConfigState:
 
     def _saw(self, key: str, literals: list[Any]) -> None:
         """The literals a value was compared with, in the order first seen (for conditions)."""
+        if self.muted:
+            return
         if self.log is not None:
             self.log.append(("saw", key, list(literals)))
         seen = self.compared.setdefault(key, [])

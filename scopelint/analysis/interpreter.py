@@ -158,6 +158,9 @@ class Interpreter:
         self.explores_loops = True
         # One list per user call in progress: what its speculative branches returned.
         self.maybe_returned: list[list[Any]] = []
+        # Breaks a speculative branch swallowed in the innermost loop being run: that loop may have
+        # ended there, so a `while` stops iterating for certain (exec_while).
+        self.maybe_broke = 0
         tfapi.install_devices(self.graph)
 
     # ------------------------------------------------------------------ sites
@@ -392,6 +395,13 @@ class Interpreter:
             self.exec_block(orelse.body, env)
 
     def exec_for(self, node: cst.For, env: Env) -> None:
+        outer_broke = self.maybe_broke
+        try:
+            self._exec_for(node, env)
+        finally:
+            self.maybe_broke = outer_broke
+
+    def _exec_for(self, node: cst.For, env: Env) -> None:
         iterable = self.eval(node.iter, env)
         items = self.iterate(iterable)
         if items is None and loop_counts.runs_twice(self, node):
@@ -427,11 +437,49 @@ class Interpreter:
             self.exec_block(node.orelse.body, env)
 
     def exec_while(self, node: cst.While, env: Env) -> None:
-        condition = self.truth(self.eval(node.test, env))
-        if condition is False:
-            return
-        with self.speculative() as spec:
-            spec.branch(env, lambda e: self.exec_block(node.body, e))
+        """A condition the analysis can decide runs the loop as Python would (`while i < n`, up to
+        MAX_LOOP_ITERATIONS); an undecidable one runs the rest of the loop as a `for` over an
+        unknown count: once speculatively, and twice for certain on a path of its own."""
+        outer_broke, self.maybe_broke = self.maybe_broke, 0
+        muted = self.config.muted
+        try:
+            iterations = 0
+            while True:
+                if iterations == loop_counts.TWICE:
+                    # Two iterations have shown which configuration values decide the loop.
+                    self.config.muted += 1
+                condition = self.truth(self.eval(node.test, env))
+                if condition is False:
+                    if node.orelse is not None:
+                        self.exec_block(node.orelse.body, env)
+                    return
+                if condition is None or iterations >= MAX_LOOP_ITERATIONS or self.maybe_broke:
+                    break
+                iterations += 1
+                try:
+                    self.exec_block(node.body, env)
+                except _Break:
+                    return
+                except _Continue:
+                    continue
+            if iterations == 0 and loop_counts.runs_twice(self, node):
+                for _ in range(loop_counts.TWICE):
+                    try:
+                        self.exec_block(node.body, env)
+                    except _Break:
+                        return
+                    except _Continue:
+                        continue
+                return
+            graph = self.graph
+            before = len(graph.records) + len(graph.events)
+            with self.speculative() as spec:
+                spec.branch(env, lambda e: self.exec_block(node.body, e))
+            if iterations == 0:
+                loop_counts.learn(self, node, graph is self.graph and len(graph.records) + len(graph.events) > before)
+        finally:
+            self.maybe_broke = outer_broke
+            self.config.muted = muted
 
     def exec_try(self, node: cst.Try, env: Env) -> None:
         # Inside a try with handlers the program catches TensorFlow's errors itself: the model
@@ -1551,7 +1599,9 @@ class _Speculative:
                 self.interp.maybe_returned[-1].append(returned.value)
         except _UserRaise:
             left = True
-        except (_Break, _Continue, ModelRaise):
+        except _Break:
+            self.interp.maybe_broke += 1
+        except (_Continue, ModelRaise):
             pass
         finally:
             # A branch that ended inside `with` blocks already unwound them through `finally`.

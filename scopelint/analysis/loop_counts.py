@@ -1,7 +1,7 @@
 """Loops whose length the analysis does not know, as a choice of the path explorer.
 
 A `for` over a value the analysis cannot list (`range(config.num_hidden_layers)` read from a JSON
-file, `for shape in self.shapes`) runs its body once, speculatively: nothing it creates is
+file, `for shape in self.shapes`), or a `while` whose condition it cannot decide, runs its body once, speculatively: nothing it creates is
 certain.  Reuse bugs live in the *second* iteration ("Variable layer/w already exists" when the
 body builds under one scope name each time), so a loop whose body created variables or events is
 also a path of its own: a later run of the program runs that body exactly twice, for certain, and
@@ -29,13 +29,13 @@ ONCE = 1  # the default: the body runs once, speculatively
 TWICE = 2  # the run where it runs twice, for certain
 
 
-def key_of(interp: "Interpreter", node: cst.For) -> str:
+def key_of(interp: "Interpreter", node: cst.For | cst.While) -> str:
     """Unique within the runs of one module: every run interprets the same parsed nodes."""
     assert interp.module is not None
     return f"{LOOP_KEY_PREFIX}{interp.module.path}:{id(node)}"
 
 
-def runs_twice(interp: "Interpreter", node: cst.For) -> bool:
+def runs_twice(interp: "Interpreter", node: cst.For | cst.While) -> bool:
     """Whether this run chose to run the body of this loop twice, for certain."""
     if not interp.config.assignment or interp.graph.speculative:
         return False
@@ -47,7 +47,7 @@ def runs_twice(interp: "Interpreter", node: cst.For) -> bool:
     return True
 
 
-def learn(interp: "Interpreter", node: cst.For, created: bool) -> None:
+def learn(interp: "Interpreter", node: cst.For | cst.While, created: bool) -> None:
     """After the speculative run of a loop's body: worth a run of its own when the body created
     something in a context that is itself certain."""
     if not created or interp.graph.speculative or not interp.explores_loops:
@@ -59,7 +59,7 @@ def learn(interp: "Interpreter", node: cst.For, created: bool) -> None:
     interp.config.learn(var, [TWICE])
 
 
-def _declare(interp: "Interpreter", node: cst.For, key: str) -> cfg.ConfigVar:
+def _declare(interp: "Interpreter", node: cst.For | cst.While, key: str) -> cfg.ConfigVar:
     declared = interp.config.declared.get(key)
     if declared is not None:
         return declared
