@@ -153,3 +153,35 @@ def test_tf_layers_subclass_names_its_scope_at_the_first_call() -> None:
         with tf.variable_scope("outer"):
             MyDense()(x)
         """) == [("my_dense/kernel", True), ("my_dense/in_call", True), ("outer/my_dense/kernel", True)]
+
+
+def test_subclasses_of_concrete_keras_layers_build_what_the_base_builds() -> None:
+    # TF: scaled_dense/kernel [3, 4] and bias from Dense's build (the subclass overrides call only);
+    # gated/kernel, gated/bias by super().build, then its own gated/gate [5] from self.units;
+    # a second call of the same object builds nothing.
+    assert names("""\
+        class ScaledDense(tf.keras.layers.Dense):
+            def __init__(self, units, scale, **kwargs):
+                super().__init__(units, **kwargs)
+                self.scale = scale
+            def call(self, inputs):
+                return super().call(inputs) * self.scale
+        class Gated(tf.keras.layers.Dense):
+            def build(self, input_shape):
+                super().build(input_shape)
+                self.gate = self.add_weight("gate", shape=[self.units])
+        x = tf.zeros([2, 3])
+        layer = ScaledDense(4, 2.0)
+        y = layer(x)
+        layer(x)
+        Gated(5, name="gated")(y)
+        """) == [("scaled_dense/kernel", True), ("scaled_dense/bias", True), ("gated/kernel", True),
+                 ("gated/bias", True), ("gated/gate", True)]
+    trace = analyze_source(HEADER + textwrap.dedent("""\
+        class Wide(tf.keras.layers.Dense):
+            pass
+        out = Wide(7)(tf.zeros([2, 3]))
+        Wide(1)(out)
+        """), "m.py")
+    assert [(record.name, record.shape) for record in trace.variables] == [
+        ("wide/kernel", (3, 7)), ("wide/bias", (7,)), ("wide_1/kernel", (7, 1)), ("wide_1/bias", (1,))]

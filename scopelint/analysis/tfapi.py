@@ -906,8 +906,25 @@ def _reshape(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], nod
     bound = bind(("tensor", "shape"), args, kwargs)
     given, shape = shape_value(bound.get("shape"))
     if shape is not None and any(d == -1 for d in shape):
-        shape = tuple(None if d == -1 else d for d in shape)
+        shape = _inferred_dimension(_operand_shape(bound.get("tensor")), shape)
     return Tensor(shape, None, deps_of(bound.get("tensor")))
+
+
+def _inferred_dimension(tensor_shape: tuple[int | None, ...] | None, shape: tuple[Any, ...]) -> tuple[Any, ...]:
+    """`tf.reshape(x, [2, -1])`: the -1 is what the element count leaves (TensorFlow computes the
+    static shape the same way), when the input's and the other dimensions are all known."""
+    inferred: Any = None
+    if tensor_shape is not None and all(isinstance(d, int) for d in tensor_shape) and list(shape).count(-1) == 1:
+        total = 1
+        for dim in tensor_shape:
+            total *= dim  # type: ignore[operator]
+        known = [d for d in shape if d != -1]
+        product = 1
+        for dim in known:
+            product = product * dim if isinstance(dim, int) else 0
+        if product > 0 and total % product == 0:
+            inferred = total // product
+    return tuple(inferred if d == -1 else d for d in shape)
 
 
 @handles("tf.concat")

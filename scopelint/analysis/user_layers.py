@@ -18,6 +18,12 @@ scope is fixed at the first call (`variable_scope(None, default_name=name)`: `my
 `outer/my_dense`); build and call run inside that scope, re-entered with reuse=True at later calls,
 and `add_weight` is a `get_variable` there (so under a reusing parent it "does not exist").
 
+Subclasses of a concrete Keras layer (`class ScaledDense(tf.keras.layers.Dense)`) keep that
+layer's arguments (`super().__init__(units, **kwargs)`), build its variables when they do not
+override `build` or when theirs calls `super().build(input_shape)` (`scaled_dense/kernel`, then
+their own `add_weight`s), and compute its output when `call` is not overridden or calls
+`super().call(inputs)`; `self.units`, `self.kernel`, `self.bias` read those arguments and variables.
+
 The layer's state lives in hidden attributes of the instance (names no Python code can spell), so
 speculative branches join it like any other attribute.
 """
@@ -29,8 +35,10 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from scopelint.analysis.tfapi import bind, dtype_name, is_tf_value, shape_known_dims
-from scopelint.analysis.values import UNKNOWN, Env, Instance, TFRef, UserClass, UserFunction, VariableValue
+from scopelint.analysis.tfapi import bind, deps_of, dtype_name, is_tf_value, lib_config, shape_known_dims
+from scopelint.analysis.values import (
+    UNKNOWN, Env, Instance, LayerObject, Tensor, TFRef, UserClass, UserFunction, VariableValue,
+)
 from scopelint.model import layers as layerlib
 from scopelint.model.graph import Initializer
 from scopelint.model.scopes import Reuse
@@ -45,7 +53,9 @@ LAYER_BASES = frozenset({
     "tf.keras.engine.training.Model",
 })
 TF_LAYERS_BASES = frozenset({"tf.layers.Layer", "tf.layers.base.Layer"})
+KERAS_LAYERS_MODULE = "tf.keras.layers."
 NAME = " keras_name"
+CONCRETE = " keras_concrete"  # the concrete Keras layer a class derives from: a LayerObject
 FAMILY = " layer_family"  # "keras" or "layers"
 SCOPE = " layer_scope"  # tf.layers: the variable scope fixed at the first call
 SCOPE_DEFAULT = " layer_scope_default"  # tf.layers: that scope's default name
@@ -65,13 +75,36 @@ class LayerMethod:
 
 
 def is_layer_base(value: Any) -> bool:
-    return isinstance(value, TFRef) and (value.path in LAYER_BASES or value.path in TF_LAYERS_BASES)
+    return isinstance(value, TFRef) and (value.path in LAYER_BASES or value.path in TF_LAYERS_BASES
+                                         or concrete_layer_class(value) is not None)
+
+
+def concrete_layer_class(base: Any) -> str | None:
+    """"Dense" for tf.keras.layers.Dense: a Keras layer class whose variables the analysis knows."""
+    if not isinstance(base, TFRef) or not base.path.startswith(KERAS_LAYERS_MODULE):
+        return None
+    leaf = base.path[len(KERAS_LAYERS_MODULE):]
+    if "." in leaf or not leaf[:1].isupper() or layerlib.keras_base_name(leaf) not in layerlib.KERAS_LAYERS:
+        return None
+    return leaf
+
+
+def _concrete_base(cls: UserClass, depth: int = 0) -> str | None:
+    for base in cls.bases:
+        leaf = concrete_layer_class(base)
+        if leaf is not None:
+            return leaf
+        if isinstance(base, UserClass) and depth < 16:
+            found = _concrete_base(base, depth + 1)
+            if found is not None:
+                return found
+    return None
 
 
 def layer_family(cls: UserClass, depth: int = 0) -> str | None:
     """"keras" or "layers" when the class derives from one of their base classes, else None."""
     for base in cls.bases:
-        if isinstance(base, TFRef) and base.path in LAYER_BASES:
+        if isinstance(base, TFRef) and (base.path in LAYER_BASES or concrete_layer_class(base) is not None):
             return "keras"
         if isinstance(base, TFRef) and base.path in TF_LAYERS_BASES:
             return "layers"
@@ -102,15 +135,24 @@ def construct(interp: "Interpreter", cls: UserClass, args: list[Any], kwargs: di
     if isinstance(init, UserFunction):
         interp.call_user(init, args, dict(kwargs), node, receiver=instance)
     else:
-        _keras_init(interp, instance, kwargs)
+        _keras_init(interp, instance, args, kwargs, node)
     if instance.attrs.get(NAME) is None:  # an __init__ that never reached Keras's: named at first use
-        _keras_init(interp, instance, {})
+        _keras_init(interp, instance, [], {}, node)
     return instance
 
 
-def _keras_init(interp: "Interpreter", instance: Instance, kwargs: dict[str, Any]) -> None:
+def _keras_init(interp: "Interpreter", instance: Instance, args: list[Any], kwargs: dict[str, Any],
+                node: cst.CSTNode) -> None:
     if instance.attrs.get(NAME) is not None:
         return  # Keras's __init__ run twice keeps the first name only if the same: rare, keep it
+    concrete = _concrete_base(instance.cls)
+    if concrete is not None:
+        positional = layerlib.TF_LAYERS_POSITIONAL.get(layerlib.keras_base_name(concrete), ())
+        config = dict(zip(positional, args))
+        config.update(kwargs)
+        instance.attrs[CONCRETE] = LayerObject("keras", concrete, config, None, interp.site(node))
+    elif args:
+        instance.attrs[CONCRETE] = None
     name = kwargs.get("name")
     base = layerlib.keras_base_name(instance.cls.name)
     if name is None and instance.attrs.get(FAMILY) == "layers":
@@ -132,6 +174,15 @@ def base_attribute(instance: Instance, name: str) -> Any:
         return instance.attrs.get(BUILT, UNKNOWN)
     if name in _METHODS:
         return LayerMethod(instance, name)
+    concrete = instance.attrs.get(CONCRETE)
+    if isinstance(concrete, LayerObject):
+        if name in concrete.config:
+            return concrete.config[name]
+        # `self.kernel` after build: the variable Keras keeps under that attribute (spec names
+        # are the attribute names: kernel, bias, gamma, beta, ...).
+        for record in concrete.variables:
+            if record.name.rsplit("/", 1)[-1] == name:
+                return VariableValue(record)
     return UNKNOWN
 
 
@@ -139,16 +190,64 @@ def call_method(interp: "Interpreter", method: LayerMethod, args: list[Any], kwa
                 node: cst.CSTNode) -> Any:
     instance = method.instance
     if method.name == "__init__":
-        _keras_init(interp, instance, kwargs)
+        _keras_init(interp, instance, args, kwargs, node)
         return None
     if method.name == "__call__":
         return call_layer(interp, instance, args, kwargs, node)
     if method.name == "build":
         _set(interp, instance, BUILT, True)
+        _build_concrete(interp, instance, args[0] if args else kwargs.get("input_shape", UNKNOWN), node)
         return None
     if method.name == "call":
-        return args[0] if args else kwargs.get("inputs", UNKNOWN)
+        inputs = args[0] if args else kwargs.get("inputs", UNKNOWN)
+        return _call_concrete(instance, inputs)
     return add_weight(interp, instance, args, kwargs, node)
+
+
+def _build_concrete(interp: "Interpreter", instance: Instance, input_shape: Any, node: cst.CSTNode) -> None:
+    """The concrete Keras layer's own build: its variables in the current name scope (the layer's,
+    inside `__call__`), named as Keras names them (`scaled_dense/kernel`)."""
+    concrete = instance.attrs.get(CONCRETE)
+    if not isinstance(concrete, LayerObject) or concrete.variables:
+        return
+    graph = interp.graph
+    where = interp.where(node)
+    shape = input_shape if isinstance(input_shape, tuple) else None
+    specs = layerlib.keras_layer_variables(concrete.class_name, lib_config(concrete.config), shape)
+    if specs is None:
+        graph.note_unmodelled_creation()
+        return
+    if specs:
+        _note_reuse_ignored(interp, instance, where)
+    for spec in specs:
+        record = graph.create_variable(spec.name, where, shape=spec.shape, dtype=spec.dtype or "float32",
+                                       trainable=spec.trainable, kind="keras")
+        concrete.variables.append(record)
+
+
+def _call_concrete(instance: Instance, inputs: Any) -> Any:
+    """The concrete Keras layer's own call: its output shape, depending on its variables."""
+    concrete = instance.attrs.get(CONCRETE)
+    if not isinstance(concrete, LayerObject):
+        return inputs  # Layer.call: the identity
+    in_shape = getattr(inputs, "shape", None) if is_tf_value(inputs) else None
+    out_shape = layerlib.keras_layer_output_shape(concrete.class_name, lib_config(concrete.config), in_shape)
+    deps = deps_of(inputs)
+    if deps is not None:
+        deps = deps | frozenset(id(record) for record in concrete.variables)
+    return Tensor(out_shape if isinstance(out_shape, tuple) else None, None, deps)
+
+
+def _note_reuse_ignored(interp: "Interpreter", instance: Instance, where: Any) -> None:
+    if instance.attrs.get(REUSE_NOTED) is True or instance.attrs.get(FAMILY) != "keras":
+        return
+    _set(interp, instance, REUSE_NOTED, True)
+    interp.graph.note_created_under_reuse(
+        "keras_ignores_reuse",
+        "Keras layer built in scope '{scope}' with reuse={reuse}: Keras ignores variable_scope reuse "
+        "and creates new variables. Build the layer object once and call it again to share",
+        where,
+    )
 
 
 def call_layer(interp: "Interpreter", instance: Instance, args: list[Any], kwargs: dict[str, Any],
@@ -200,10 +299,18 @@ def _build_and_call(interp: "Interpreter", instance: Instance, args: list[Any], 
             else:  # built on some paths only: this build may not happen
                 with interp.speculative() as spec:
                     spec.branch(Env(), lambda _env: interp.call_user(build, [shape], {}, node, receiver=instance))
+        elif build is UNKNOWN and "build" not in _defined_names(instance.cls):
+            shape = _input_shape(inputs)
+            if built is False:
+                _build_concrete(interp, instance, shape, node)
+            else:
+                with interp.speculative() as spec:
+                    spec.branch(Env(), lambda _env: _build_concrete(interp, instance, shape, node))
     call = instance.cls.lookup("call")
     if isinstance(call, UserFunction):
         return interp.call_user(call, args, dict(kwargs), node, receiver=instance)
-    return inputs if call is UNKNOWN and "call" not in _defined_names(instance.cls) else UNKNOWN
+    return _call_concrete(instance, inputs) if call is UNKNOWN and "call" not in _defined_names(instance.cls) \
+        else UNKNOWN
 
 
 def add_weight(interp: "Interpreter", instance: Instance, args: list[Any], kwargs: dict[str, Any],
@@ -218,14 +325,7 @@ def add_weight(interp: "Interpreter", instance: Instance, args: list[Any], kwarg
     _, shape = shape_known_dims(bound.get("shape"))
     if shape is None and bound.get("shape") is None:
         shape = ()  # Keras's default: a scalar
-    if instance.attrs.get(REUSE_NOTED) is not True and instance.attrs.get(FAMILY) == "keras":
-        _set(interp, instance, REUSE_NOTED, True)
-        graph.note_created_under_reuse(
-            "keras_ignores_reuse",
-            "Keras layer built in scope '{scope}' with reuse={reuse}: Keras ignores variable_scope reuse "
-            "and creates new variables. Build the layer object once and call it again to share",
-            where,
-        )
+    _note_reuse_ignored(interp, instance, where)
     trainable = bound.get("trainable")
     if instance.attrs.get(FAMILY) == "layers":
         result = graph.get_variable(
