@@ -160,13 +160,6 @@ def test_stdin_filename_ipynb_is_a_notebook(project: Path) -> None:
     assert done.stdout.decode().startswith("nb.ipynb:cell 3:4:16: TFS101"), done.stderr.decode()
 
 
-def test_add_noqa_leaves_notebooks_alone(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    before = (project / "model.ipynb").read_text()
-    assert main(["check", "--no-cache", "--add-noqa", "model.ipynb"]) == 0
-    assert (project / "model.ipynb").read_text() == before
-    assert "a notebook (cell 3)" in capsys.readouterr().err + capsys.readouterr().out
-
-
 def test_tensorflow_raises_where_the_finding_is(tmp_path: Path) -> None:
     """The oracle runs the notebook's cells in order as one program: TensorFlow's error is at the
     concatenated line that maps to cell 3, line 4, where scopelint reports it."""
@@ -222,3 +215,29 @@ def test_layout_of_a_notebook(project: Path, capsys: pytest.CaptureFixture[str])
     captured = capsys.readouterr()
     assert "broken.ipynb: not a valid Jupyter notebook" in captured.err
     assert [document["path"] for document in json.loads(captured.out)] == ["model.ipynb"]
+
+
+def test_add_noqa_comments_the_line_in_its_cell_and_keeps_the_rest_of_the_notebook(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = json.loads((project / "model.ipynb").read_text())
+    code = main(["check", "--no-cache", "--no-color", "--add-noqa", "model.ipynb"])
+    assert code == 0
+    assert "Added 1 noqa directive" in capsys.readouterr().err
+    text = (project / "model.ipynb").read_text()
+    after = json.loads(text)
+    assert after["cells"][2]["source"][3] == '        return tf.get_variable("w", [3, 4])  # noqa: TFS101\n'
+    after["cells"][2]["source"][3] = before["cells"][2]["source"][3]
+    assert after == before  # the magics, the other cells and the metadata are as they were
+    assert text == _notebook(*SHARED_TWICE).replace('[3, 4])\\n"', '[3, 4])  # noqa: TFS101\\n"')
+    assert _check(capsys, "model.ipynb")[0] == 0
+    main(["check", "--no-cache", "--add-noqa", "model.ipynb"])  # nothing left to add
+    assert (project / "model.ipynb").read_text() == text
+
+
+def test_add_noqa_leaves_a_notebook_it_cannot_write_back_unchanged(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    odd = json.dumps(json.loads(_notebook(*SHARED_TWICE)), indent=3)
+    (project / "model.ipynb").write_text(odd)
+    main(["check", "--no-cache", "--no-color", "--add-noqa", "model.ipynb"])
+    assert "JSON layout cannot be written back unchanged" in capsys.readouterr().err
+    assert (project / "model.ipynb").read_text() == odd
