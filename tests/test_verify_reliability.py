@@ -105,3 +105,26 @@ def test_a_cluster_that_cannot_start_is_reported(reports: dict[str, VerifyReport
     assert report.exit_code == 1 and not report.child.timed_out, text
     assert "could not start the in-process cluster" in text
     assert_nothing_survives(report)
+
+
+def test_the_programs_writes_and_deletions_never_reach_the_users_files(tmp_path: Path) -> None:
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "old_events").write_text("the user's earlier run\n")
+    (tmp_path / "keep.txt").write_text("keep me\n")
+    (tmp_path / "history.txt").write_text("first run\n")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "train.csv").write_text("1,2\n")
+    before = sorted((str(p.relative_to(tmp_path)), p.read_bytes() if p.is_file() else b"")
+                    for p in tmp_path.rglob("*"))
+    report = verify(VerifyOptions(path=str(FIXTURES / "writes_and_deletes.py"), args=[str(tmp_path)],
+                                  timeout=RUN_TIMEOUT_SECONDS))
+    after = sorted((str(p.relative_to(tmp_path)), p.read_bytes() if p.is_file() else b"")
+                   for p in tmp_path.rglob("*"))
+    assert after == before
+    text = format_text(report)
+    assert report.outcome == COMPARED, text
+    assert report.child.result["program"]["how"] == "finished", text
+    writes = "\n".join(report.child.result["writes"])
+    assert "went to verify's scratch folder" in writes and str(tmp_path / "ckpt") in writes
+    assert "not deleted" in writes and str(tmp_path / "keep.txt") in writes and str(tmp_path / "data") in writes
+    assert "writes:" in text

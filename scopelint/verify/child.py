@@ -93,6 +93,7 @@ class ChildResult:
     notes: list[str] = field(default_factory=list)
     tf1: list[str] = field(default_factory=list)  # TF1 mode: what was mapped ("tensorflow -> ...")
     stubbed: list[str] = field(default_factory=list)  # --stub-data: what was replaced
+    writes: list[str] = field(default_factory=list)  # verify/writes.py: what was kept out of the user's files
     lines_reached: list[list[Any]] = field(default_factory=list)  # [file, line] of request.watch_lines
 
 
@@ -788,8 +789,17 @@ def main(request_path: str) -> int:
         cluster = LocalCluster(tf, request, result, status)
     patches = Patches(tf, cluster, request, result, status)
     patches.install()
+    # The program's checkpoints, logs and deletions go to the run's scratch folder (writes.py).
+    from scopelint.verify.writes import WriteGuard
+
+    work = os.path.dirname(os.path.abspath(request.result_path))
+    guard = WriteGuard(os.path.join(work, "writes"), work)
+    guard.install(tf)
     hook = _install_tf1(tf, request, result) if request.tf1 else None
-    result.program = _watched(request, result, lambda: run_program(request, status))
+    try:
+        result.program = _watched(request, result, lambda: run_program(request, status))
+    finally:
+        result.writes = guard.summary()
     if hook is not None:
         import builtins
 

@@ -197,6 +197,8 @@ def _tf1_lines(reason: str | None, result: dict[str, Any]) -> list[str]:
         lines.append(f"tf1 mode:  {mapped} (because {reason})")
     for stub in result.get("stubbed") or []:
         lines.append(f"stubbed:   {stub}")
+    for kept in result.get("writes") or []:
+        lines.append(f"writes:    {kept}")
     return lines
 
 
@@ -291,6 +293,7 @@ def report_json(report: VerifyReport) -> dict[str, Any]:
         "parse_note": report.parse_note,
         "tf1": {"reason": report.tf1_reason, "mapped": result.get("tf1", [])} if report.tf1_reason else None,
         "stubbed": result.get("stubbed", []),
+        "writes": result.get("writes", []),
         "counts": comparison.counts() if comparison else {},
         "variables": [asdict(row) for row in comparison.rows] if comparison else [],
         "exceptions": [asdict(row) for row in comparison.exceptions] if comparison else [],
