@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from scopelint.analysis import user_layers
 from scopelint.analysis.values import (
     UNKNOWN,
+    AbstractOp,
     BoundMethod,
     Builtin,
     GeneratorContext,
@@ -152,6 +153,10 @@ def _bind(interp: "Interpreter", attr: Any, obj: Any, node: Any) -> Any:
 
 
 def _isinstance_one(value: Any, spec: Any) -> bool | None:
+    if isinstance(value, AbstractOp):
+        if isinstance(spec, TFRef):
+            return value.is_instance(spec.path)
+        return False if isinstance(spec, Builtin) and spec.name in PY_TYPES else None
     if _is_object(spec):
         return None if value is UNKNOWN else True
     if isinstance(spec, Builtin) and spec.name in PY_TYPES:

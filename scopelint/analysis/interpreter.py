@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from scopelint.analysis import builtins_model, generators, handlers, loop_counts, project, replay, shapes, undefined_names
-from scopelint.analysis import user_layers
+from scopelint.analysis import device_functions, user_layers
 from scopelint.analysis import config_values as cfg
 from scopelint.analysis.positions import Positions, walk
 
@@ -161,6 +161,9 @@ class Interpreter:
         # Breaks a speculative branch swallowed in the innermost loop being run: that loop may have
         # ended there, so a `while` stops iterating for certain (exec_while).
         self.maybe_broke = 0
+        # Resource variables (VarHandleOp) or ref variables (VariableV2): set by
+        # tf.disable_v2_behavior() and the like; None when the program says nothing (device_functions.py).
+        self.resource_variables: bool | None = None
         tfapi.install_devices(self.graph)
 
     # ------------------------------------------------------------------ sites
@@ -1340,6 +1343,8 @@ class Interpreter:
             return self.tfapi.resolve_path(self.tfapi.canonical(f"{owner.path}.{name}"))
         if isinstance(owner, builtins_model.SuperValue):
             return builtins_model.super_getattr(self, owner, name, node)
+        if isinstance(owner, device_functions.AbstractOp):
+            return owner.attribute(name)
         if isinstance(owner, Instance):
             if self.lost(owner.attrs) and not isinstance(owner.cls.lookup(name), UserFunction):
                 return UNKNOWN  # `self.__dict__[key] = value` at an unknown key: any attribute may have changed

@@ -352,6 +352,8 @@ def enter_context(interp: "Interpreter", manager: Any, node: cst.CSTNode) -> Ent
             return Entered(frame.name, lambda: graph.exit_name_scope(frame))
         if manager.kind == "device":
             entry = manager.args.get("device")
+            if device_functions.is_device_function(entry):
+                entry = device_functions.entry(interp, entry, node)
             try:
                 graph.devices.push(_device_entry(entry))
             except devmodel.DeviceSpecError as error:
@@ -391,7 +393,7 @@ def _device_entry(value: Any) -> Any:
         return None
     if isinstance(value, str) and not isinstance(value, PartialStr):
         return value
-    if isinstance(value, devmodel.ReplicaDeviceSetter):
+    if isinstance(value, (devmodel.ReplicaDeviceSetter, devmodel.DeviceFunction)):
         return value
     return UNKNOWN
 
@@ -1082,3 +1084,6 @@ from scopelint.analysis import tfapi_gradients, tfapi_inputs, tfapi_nn, tfapi_pu
 
 # Control flow that builds user functions into the graph.
 from scopelint.analysis import tfapi_control  # noqa: E402,F401
+
+# The program's own device functions, and the calls that decide which variable ops they see.
+from scopelint.analysis import device_functions  # noqa: E402

@@ -276,3 +276,35 @@ class ModuleContext:
     positions: Any
     env: Env
     executed_defs: set[int] = field(default_factory=set)
+
+
+_OPERATION_CLASSES = frozenset({"tf.Operation"})
+_NODE_DEF_CLASSES = frozenset({"tf.NodeDef"})
+_OTHER_GRAPH_CLASSES = frozenset({"tf.Tensor", "tf.Variable", "tf.SparseTensor", "tf.Graph"})
+
+
+@dataclass(frozen=True)
+class AbstractOp:
+    """The op a device function is called with (analysis/device_functions.py) (`node_def` False), or its `node_def` (True)."""
+
+    op_type: str
+    device: str | None  # what inner device scopes set; None when unknown
+    node_def: bool = False
+
+    def attribute(self, name: str) -> "Any":
+        if name == ("op" if self.node_def else "type"):
+            return self.op_type
+        if name == "device":
+            return UNKNOWN if self.device is None else self.device
+        if name == "node_def" and not self.node_def:
+            return AbstractOp(self.op_type, self.device, node_def=True)
+        return UNKNOWN  # name, inputs, attrs: not modelled
+
+    def is_instance(self, class_path: str) -> bool | None:
+        if class_path in _OPERATION_CLASSES:
+            return not self.node_def
+        if class_path in _NODE_DEF_CLASSES:
+            return self.node_def
+        if class_path in _OTHER_GRAPH_CLASSES:
+            return False
+        return None

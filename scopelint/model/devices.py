@@ -13,7 +13,7 @@ Results follow the same convention: a device string with "?" is partly known, No
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from scopelint.model.cluster import ClusterValue
@@ -26,6 +26,7 @@ __all__ = [
     "STANDARD_PS_OPS",
     "VARIABLE_OP_TYPES",
     "ClusterValue",
+    "DeviceFunction",
     "DeviceSpec",
     "DeviceSpecError",
     "DeviceSpecUnknown",
@@ -420,26 +421,51 @@ class _Colocation:
     device: str | None | object  # a device string, or UNKNOWN
 
 
-StackEntry = DeviceSpec | ReplicaDeviceSetter | _Barrier | UnknownType | _Colocation
+@dataclass(eq=False)
+class DeviceFunction:
+    """`device(f)` with the program's own function: TensorFlow calls `f(op)` and sets the op's
+    device to what it returns, replacing what inner entries set (`Graph._apply_device_functions`).
+    `place(op_type, current)` is that call as the analysis interprets it: `current` is the device
+    inner entries gave the op (None when unknown); it returns a device string or UNKNOWN (a function
+    that returns None makes TF 2.21 raise a TypeError when it places a variable)."""
+
+    place: Callable[[str, str | None], "str | None | UnknownType"]
+
+
+StackEntry = DeviceSpec | ReplicaDeviceSetter | DeviceFunction | _Barrier | UnknownType | _Colocation
 
 
 def _apply(entries: list[StackEntry], op_type: str) -> str | None:
     """TF 2.21 `Graph._apply_device_functions` over `entries` (outermost first)."""
     current: DeviceSpec | None = DeviceSpec()
+    # What a device function returned, as TensorFlow keeps it (`/gpu:0`, not canonical) until an
+    # outer entry merges over it.
+    raw: str | None = None
     for entry in reversed(entries):
         if entry is _BARRIER:
             break  # whether or not we know how we got here, nothing outer applies
         if entry is UNKNOWN:
-            current = None  # it may be a function, a string or None: the rest is unknown
+            current, raw = None, None  # it may be a function, a string or None: the rest is unknown
         elif isinstance(entry, DeviceSpec):
             if not entry.is_empty() and current is not None:  # device('') is skipped by TF
-                current = current.merged_over(entry)
+                current, raw = current.merged_over(entry), None
         elif isinstance(entry, ReplicaDeviceSetter):
             placed = entry.place(op_type, None if current is None else current.to_string())
-            current = None if placed is None else DeviceSpec.parse_or_none(placed)
+            current, raw = None if placed is None else DeviceSpec.parse_or_none(placed), None
             if entry.may_be_none:
                 current = None  # TensorFlow may hold device(None) here instead
-    return None if current is None else current.to_string()
+        elif isinstance(entry, DeviceFunction):
+            returned = entry.place(op_type, raw if raw is not None else None if current is None else current.to_string())
+            current, raw = None, None
+            if isinstance(returned, str):
+                try:
+                    current = DeviceSpec.parse_or_none(returned)
+                except DeviceSpecError:
+                    current = None  # TensorFlow raises here; not a placement the model predicts
+                raw = returned if current is not None else None
+    if current is None:
+        return None
+    return raw if raw is not None else current.to_string()
 
 
 class DeviceStack:
@@ -460,14 +486,14 @@ class DeviceStack:
             if isinstance(entry, ReplicaDeviceSetter):
                 entry.certain = False
 
-    def push(self, entry: str | DeviceSpec | ReplicaDeviceSetter | None | object) -> None:
+    def push(self, entry: str | DeviceSpec | ReplicaDeviceSetter | DeviceFunction | None | object) -> None:
         """Enter `device(entry)`.  A string TensorFlow rejects raises DeviceSpecError before anything
         is pushed (TensorFlow raises in `device()` itself), so the caller must not pop it."""
         if entry is None:
             self._entries.append(_BARRIER)
         elif entry is UNKNOWN:
             self._entries.append(UNKNOWN)  # type: ignore[arg-type]
-        elif isinstance(entry, (DeviceSpec, ReplicaDeviceSetter)):
+        elif isinstance(entry, (DeviceSpec, ReplicaDeviceSetter, DeviceFunction)):
             self._entries.append(entry)
         elif isinstance(entry, str):
             spec = DeviceSpec.parse_or_none(entry)
@@ -497,6 +523,8 @@ class DeviceStack:
                     unknown = True
                 else:
                     dropped.append("a replica_device_setter")
+            elif isinstance(entry, DeviceFunction):
+                dropped.append("a device function")
             else:
                 unknown = True
         return dropped, unknown
