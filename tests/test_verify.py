@@ -324,3 +324,17 @@ def test_without_tensorflow_verify_names_the_extra(tmp_path: Path) -> None:
     assert run.returncode == 2, run.stderr
     assert 'pip install "scopelint[verify]"' in run.stderr and "Traceback" not in run.stderr
     assert run.stdout == ""
+
+
+def test_the_command_line_becomes_the_programs_configuration() -> None:
+    from scopelint.analysis import config_values as cfg
+
+    declared = [cfg.ConfigVar("flag:job_name", "--job_name", "flag", "", "str"),
+                cfg.ConfigVar("flag:task_index", "--task_index", "flag", 0, "int"),
+                cfg.ConfigVar("flag:ema", "--ema", "flag", True, "bool", negatable=True),
+                cfg.ConfigVar("arg:mode", "--mode", "arg", "train", "str", ("train", "test")),
+                cfg.ConfigVar("argv:1", "sys.argv[1]", "argv")]
+    assert cfg.assignment_from_args(declared, ["ps", "--job_name=worker", "--task_index", "2", "--noema",
+                                               "--mode=bogus", "--unknown=1"]) == {
+        "flag:job_name": "worker", "flag:task_index": 2, "flag:ema": False, "argv:1": "ps"}
+    assert cfg.assignment_from_args(declared, ["--task_index=x"]) == {}

@@ -14,6 +14,7 @@ TensorFlow never sees a tagged value: `plain()` unwraps them at every call into 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
 from typing import Any, Callable
 
 from scopelint.analysis.values import Instance, PartialStr, UserClass
@@ -517,3 +518,84 @@ def std_module(dotted: str) -> Any:
     from scopelint.analysis import config_objects  # click, collections.namedtuple (imports this module)
 
     return config_objects.std_module(dotted)
+
+
+# ---------------------------------------------------------------------------------------------
+# A command line, read back: the configuration `python main.py <args>` runs with
+
+_TRUE_TEXTS = frozenset({"true", "t", "1", "yes", "y"})
+_FALSE_TEXTS = frozenset({"false", "f", "0", "no", "n"})
+
+
+def assignment_from_args(declared: Iterable[ConfigVar], args: list[str],
+                         environment: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The values `args` (`--job_name=worker`, `--task_index 1`, `--is_train`, `--noema`,
+    positionals for sys.argv[i]) and `environment` give the declared configuration values; a
+    value the program's declaration would reject (not an int, not one of its choices) is left out,
+    as is anything no declaration names."""
+    options: dict[str, ConfigVar] = {}
+    positional_vars: dict[int, ConfigVar] = {}
+    env_vars: dict[str, ConfigVar] = {}
+    for var in declared:
+        if var.kind in ("flag", "arg") and var.spelling.startswith("--"):
+            options.setdefault(var.spelling[2:], var)
+        elif var.kind == "argv" and var.key.split(":", 1)[1].isdigit():
+            positional_vars[int(var.key.split(":", 1)[1])] = var
+        elif var.kind == "env":
+            env_vars[var.key.split(":", 1)[1]] = var
+    assignment: dict[str, Any] = {}
+    positionals: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if not arg.startswith("-") or arg == "-":
+            positionals.append(arg)
+            continue
+        name, has_value, text = arg.lstrip("-").partition("=")
+        var = options.get(name)
+        if var is None and name.startswith("no") and not has_value:
+            negated = options.get(name[2:])
+            if negated is not None and negated.value_type == "bool":
+                assignment[negated.key] = False
+            continue
+        if var is None:
+            continue
+        if not has_value and var.value_type == "bool":
+            assignment[var.key] = True
+            continue
+        if not has_value:
+            if index >= len(args):
+                continue
+            text, index = args[index], index + 1
+        value = _parsed(var, text)
+        if value is not MISSING:
+            assignment[var.key] = value
+    for position, text in enumerate(positionals, start=1):
+        var = positional_vars.get(position)
+        if var is not None:
+            assignment[var.key] = text
+    for key, text in (environment or {}).items():
+        var = env_vars.get(key)
+        if var is not None:
+            assignment[var.key] = text
+    return assignment
+
+
+def _parsed(var: ConfigVar, text: str) -> Any:
+    value: Any = text
+    try:
+        if var.value_type == "int":
+            value = int(text)
+        elif var.value_type == "float":
+            value = float(text)
+        elif var.value_type == "bool":
+            lowered = text.lower()
+            if lowered not in _TRUE_TEXTS | _FALSE_TEXTS:
+                return MISSING
+            value = lowered in _TRUE_TEXTS
+    except ValueError:
+        return MISSING
+    if var.choices and value not in var.choices:
+        return MISSING
+    return value

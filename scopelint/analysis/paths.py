@@ -240,3 +240,30 @@ def _command_line(var: cfg.ConfigVar, value: Any) -> list[str]:
     if var.kind == "arg" and not var.spelling.startswith("-"):
         return [_command_value(value)]
     return [f"{var.spelling}={_command_value(value)}"]
+
+
+def analyze_for_args(source: str, path: str, args: list[str], environment: dict[str, str] | None = None) -> Trace | None:
+    """The run `python <path> <args>` makes (with `environment`), when the arguments set any of
+    the program's configuration values; None when they set none (the default run is that run).
+    The default run declares the values; a run with the values found so far may declare more
+    (a flag defined in a module only one of its branches imports), so this repeats until stable."""
+    parsed = interpreter.parse_module(source, path)
+    memo = replay.PhaseMemo()
+    with module_files.lookups_memoized():
+        config = cfg.ConfigState()
+        trace = interpreter.interpret_parsed(parsed, path, config, memo)
+        assignment: dict[str, Any] = {}
+        for _ in range(MAX_ARGUMENT_PASSES):
+            found = cfg.assignment_from_args(config.declared.values(), args, environment)
+            if found == assignment:
+                break
+            assignment = found
+            config = cfg.ConfigState(assignment=dict(assignment))
+            trace = interpreter.interpret_parsed(parsed, path, config, memo)
+    if not assignment:
+        return None
+    trace.condition = replace(describe(config), stopped=trace.stopped_by_program)
+    return trace
+
+
+MAX_ARGUMENT_PASSES = 3

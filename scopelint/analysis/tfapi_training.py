@@ -109,12 +109,53 @@ def _optimizer(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], n
     return OptimizerValue(class_name, config, interp.site(node))
 
 
+_SYNC_REPLICAS = ("opt", "replicas_to_aggregate", "total_num_replicas", "variable_averages",
+                  "variables_to_average", "use_locking", "name")
+
+
+@handles("tf.train.SyncReplicasOptimizer")
+def _sync_replicas_optimizer(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    """A wrapper of another optimizer (TF 2.21 sync_replicas_optimizer.py): its apply creates the
+    local `sync_rep_local_step`, then applies the wrapped optimizer (whose slots it makes)."""
+    bound = bind(_SYNC_REPLICAS, args, kwargs)
+    config = {key: bound.get(key) for key in _SYNC_REPLICAS}
+    if not isinstance(config["opt"], OptimizerValue):
+        interp.graph.note_unmodelled_creation()
+        return UNKNOWN
+    return OptimizerValue("SyncReplicasOptimizer", config, interp.site(node))
+
+
+def _sync_replicas_method(interp: "Interpreter", optimizer: OptimizerValue, name: str, args: list[Any],
+                          kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    inner = optimizer.config["opt"]
+    if name in ("minimize", "apply_gradients"):
+        signature = ("loss", "global_step") if name == "minimize" else ("grads_and_vars", "global_step")
+        global_step = bind(signature, args, kwargs).get("global_step")
+        if global_step is not None:  # None: TensorFlow raises "Global step is required" (not modelled)
+            _sync_replicas_local_step(interp, global_step, node)
+    if name in ("minimize", "apply_gradients", "compute_gradients"):
+        return optimizer_method(interp, inner, name, args, kwargs, node)
+    return UNKNOWN  # make_session_run_hook, get_init_tokens_op, ...: no variables
+
+
+def _sync_replicas_local_step(interp: "Interpreter", global_step: Any, node: cst.CSTNode) -> None:
+    """`sync_rep_local_step`: a local variable of the global step's dtype, colocated with a no-op
+    made where apply_gradients runs (so on the worker under a replica_device_setter)."""
+    graph = interp.graph
+    dtype = global_step.record.dtype if isinstance(global_step, VariableValue) else None
+    anchor_device = graph.device_for("NoOp")
+    graph.create_variable("sync_rep_local_step", interp.where(node), shape=(), dtype=dtype, trainable=False,
+                          collections=("local_variables",), colocate_with=anchor_device)
+
+
 def _trainable_variables(graph: GraphModel) -> list[VariableRecord]:
     return [record for record in graph.records if record.trainable and "trainable_variables" in record.collections]
 
 
 def optimizer_method(interp: "Interpreter", optimizer: OptimizerValue, name: str, args: list[Any],
                      kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+    if optimizer.class_name == "SyncReplicasOptimizer":
+        return _sync_replicas_method(interp, optimizer, name, args, kwargs, node)
     graph = interp.graph
     if name == "compute_gradients":
         bound = bind(("loss", "var_list"), args, kwargs)

@@ -176,9 +176,33 @@ def _predict(options: VerifyOptions) -> _Prediction:
         _refuse_what_python_cannot_compile(program.prediction_source, program.path)
         note = f"scopelint cannot parse the program (line {failure.line}): {failure.message}"
         return _Prediction(program, [], [], False, dict(DEFAULT_CLUSTER), None, note, _tf1_reason(options, program))
-    run = run_for_args(trace, options.args)
+    run = _run_for_command_line(program, trace, options.args, options.environment)
     return _Prediction(program, run.final_variables(), raising_findings(run, _findings(run)), run.complete,
                        fallback_cluster(run), literal_cluster(run), None, _tf1_reason(options, program), trace)
+
+
+def _run_for_command_line(program: Any, trace: Any, args: list[str], environment: dict[str, str] | None) -> Any:
+    """The analysed run for the program's command line: the program interpreted with the values its
+    arguments give (`-- --job_name=worker --task_index=1`: the worker's device strings), else the
+    explored run those arguments select (run_for_args)."""
+    from scopelint.analysis import paths
+
+    if args or environment:
+        dedicated = paths.analyze_for_args(program.prediction_source, program.path, _normalized(list(args)),
+                                           dict(environment or {}))
+        if dedicated is not None:
+            return dedicated
+    return run_for_args(trace, args)
+
+
+def _prediction_for_copy(options: "VerifyOptions", prediction: _Prediction) -> _Prediction:
+    """The prediction for one worker copy, whose arguments name its own task."""
+    if prediction.trace is None or not options.args:
+        return prediction
+    run = _run_for_command_line(prediction.program, prediction.trace, options.args, options.environment)
+    return _Prediction(prediction.program, run.final_variables(), raising_findings(run, _findings(run)), run.complete,
+                       prediction.fallback, prediction.literal, prediction.parse_note, prediction.tf1_reason,
+                       prediction.trace)
 
 
 def run_for_args(trace: Any, args: list[str]) -> Any:
@@ -405,7 +429,7 @@ def _verify_workers(options: VerifyOptions, prediction: _Prediction) -> WorkersR
             isolation=host.isolation, child_pid=copy["pid"],
         )
         copy_options = VerifyOptions(**{**options.__dict__, "args": copy["args"], "workers": 1})
-        report.workers.append(_single_report(copy_options, prediction, child))
+        report.workers.append(_single_report(copy_options, _prediction_for_copy(copy_options, prediction), child))
     views = [WorkerView(index, _observed_of(worker)) for index, worker in enumerate(report.workers)]
     report.cross = compare_workers(views)
     return report
