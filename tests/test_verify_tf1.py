@@ -352,3 +352,17 @@ def test_workers_without_device_filters_are_reported_waiting(reports: dict[str, 
         assert worker.result["sessions"], text
     assert _survivors(MARKER + "-filters") == []
     assert json.loads(format_json(done))["cluster"]["not_running"] == ["/job:worker/task:2"]
+
+
+def test_the_mnist_stand_in_gives_full_batches_larger_than_itself() -> None:
+    # multigpu_cnn.py asks for batch_size * num_gpus rows and splits them per tower: a short batch
+    # would leave the second tower empty and fail where the real 55000-example set does not.
+    pytest.importorskip("numpy")
+    from scopelint.verify.stubs import MNIST_TRAIN, _DataSet
+
+    data = _DataSet(MNIST_TRAIN, one_hot=True, reshape=True, dtype_float=True)
+    images, labels = data.next_batch(2 * 1024)
+    assert images.shape == (2048, 784) and labels.shape == (2048, 10)
+    assert data.epochs_completed == 2048 // MNIST_TRAIN
+    images, _ = data.next_batch(100)
+    assert images.shape == (100, 784)

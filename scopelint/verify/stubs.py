@@ -32,15 +32,17 @@ class _DataSet:
         self._index = 0
 
     def next_batch(self, batch_size: int, fake_data: bool = False, shuffle: bool = True) -> tuple[Any, Any]:
-        start = self._index % self.num_examples
-        end = start + batch_size
-        self._index = end
-        if end > self.num_examples:
-            self.epochs_completed += 1
-            start, end = 0, min(batch_size, self.num_examples)
-            self._index = end
-        return self.images[start:end], self.labels[start:end]
+        # Always batch_size rows, wrapping round the stand-in as the real set (55000 examples) never
+        # needs to: programs split a batch per tower (`X[i * batch:(i + 1) * batch]`), and a short
+        # batch would leave a tower empty and fail where the real data does not.
+        import numpy as np
 
+        rows = (self._index + np.arange(batch_size)) % self.num_examples
+        self._index += batch_size
+        if self._index >= self.num_examples:
+            self.epochs_completed += self._index // self.num_examples
+            self._index %= self.num_examples
+        return self.images[rows], self.labels[rows]
 
 def tf1_modules(stubbed: list[str]) -> dict[str, Any]:
     """Module prefix -> stand-in module, for the TF1 import hook (verify/tf1.py)."""
