@@ -37,6 +37,8 @@ MARKER = f"scopelint-tf1-test-{uuid.uuid4().hex}"
 # The session of a copy without device_filters never starts: the run ends at this limit.  It must
 # cover starting the host and two copies (each imports TensorFlow) on a loaded machine.
 WAIT_TIMEOUT_SECONDS = 90.0
+# A non-chief worker whose model is never ready: its session starts, then polls until this limit.
+MODEL_WAIT_TIMEOUT_SECONDS = 60.0
 
 needs_tf = pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="TensorFlow is not installed")
 
@@ -54,6 +56,8 @@ def reports() -> dict[str, Any]:
                                    args=["--task_index={task}", f"--run_id={MARKER}-wait"]),
         "filters": lambda: _run(demo, workers=2, timeout=WAIT_TIMEOUT_SECONDS,
                                 args=["--task_index={task}", "--filters", f"--run_id={MARKER}-filters"]),
+        "local variables": lambda: _run("between_graph_local_variables.py", workers=2, timeout=MODEL_WAIT_TIMEOUT_SECONDS,
+                                        args=["--task_index={task}", f"--run_id={MARKER}-model"]),
         "tf1 setter": lambda: _run("tf1_setter_task_index.py"),
         "tf2 setter": lambda: _run("tf1_setter_task_index.py", tf1=False),
         "tf1 discarded": lambda: _run("tf1_setter_discarded.py"),
@@ -352,6 +356,23 @@ def test_workers_without_device_filters_are_reported_waiting(reports: dict[str, 
         assert worker.result["sessions"], text
     assert _survivors(MARKER + "-filters") == []
     assert json.loads(format_json(done))["cluster"]["not_running"] == ["/job:worker/task:2"]
+
+
+@needs_tf
+@pytest.mark.tf
+def test_a_worker_waiting_for_a_model_nobody_initializes_is_reported_so(reports: dict[str, Any]) -> None:
+    # Not TFS412's hang (the sessions have device_filters and start): worker 1's own variables are
+    # never initialized by the chief, and the report says what TensorFlow waits for.
+    waiting: WorkersReport = reports["local variables"]
+    text = format_text(waiting)
+    chief, other = waiting.workers
+    assert chief.agree, text
+    assert other.outcome == TIMED_OUT and other.child.last_phase in ("session", "model not ready"), text
+    assert ("Waiting: the program's session started but the model was never ready within 60 s "
+            "(TensorFlow: Variables not initialized: Variable)") in text
+    assert "TFS412" not in summary_line(other)
+    assert waiting.exit_code == 1
+    assert _survivors(MARKER + "-model") == []
 
 
 def test_the_mnist_stand_in_gives_full_batches_larger_than_itself() -> None:

@@ -343,6 +343,7 @@ class Patches:
         for name in ("__init__", "prepare_or_wait_for_session", "stop"):
             setattr(supervisor.Supervisor, name, uncounted(getattr(supervisor.Supervisor, name)))
         self._patch_recovery_wait()
+        self._patch_model_ready()
 
     @staticmethod
     def _patch_recovery_wait() -> None:
@@ -357,6 +358,23 @@ class Patches:
             manager._recovery_wait_secs = min(manager._recovery_wait_secs, RECOVERY_WAIT_SECONDS)
 
         session_manager.SessionManager.__init__ = init
+
+    def _patch_model_ready(self) -> None:
+        # A session that started but waits for the model (a non-chief worker whose variables the
+        # chief never initializes: they live on its own task) is another hang than TFS412's, and
+        # TensorFlow says why only at INFO level: record what it waits for.
+        from tensorflow.python.training import session_manager
+
+        original = session_manager.SessionManager._model_ready
+        status = self.status
+
+        def model_ready(manager: Any, sess: Any) -> Any:
+            ready, message = original(manager, sess)
+            if not ready:
+                status.write("model not ready", message=str(message or ""))
+            return ready, message
+
+        session_manager.SessionManager._model_ready = model_ready
 
     # -- ClusterSpec: capture the layout, start the cluster, map the program's addresses
     def _patch_cluster_spec(self, server_lib: Any) -> None:

@@ -100,6 +100,14 @@ def _signal_note(status: int | None) -> str:
 
 def summary_line(report: VerifyReport) -> str:
     child = report.child
+    waits = [line for line in child.status if line["phase"] == "model not ready"]
+    if report.outcome == TIMED_OUT and waits and child.last_phase in ("session", "model not ready"):
+        options = report.options
+        limit = f"{options.timeout:g} s" if options else "the time limit"
+        return (f"Waiting: the program's session started but the model was never ready within {limit} "
+                f"(TensorFlow: {waits[-1].get('message') or 'not ready'}): a non-chief worker waits until the "
+                "chief has initialized every variable of its graph, and none initializes a variable on the "
+                "worker's own task; the child and every process it started were killed.")
     if report.outcome == TIMED_OUT and child.last_phase == "session":
         options = report.options
         limit = f"{options.timeout:g} s" if options else "the time limit"
