@@ -256,3 +256,18 @@ def test_a_ps_tasks_flag_is_a_decision_of_tensorflow_and_the_condition_says_so()
     quiet = source.replace("with tf.device('/job:worker/task:0'):\n  ", "if True:\n  ")
     trace = analyze_source(quiet, "m.py")
     assert [e for t in [trace, *trace.other_paths] for e in t.events if e.certain] == []
+
+
+def test_a_rejected_setter_call_is_not_also_a_setter_returning_none() -> None:
+    # ischlag's example.py with `cluster=` misspelt `cluster_spec=`: TensorFlow raises the TypeError
+    # (TFS402) and returns nothing; the None of the call recovered without the keyword is ours.
+    source = HEAD + (
+        'cluster = tf.train.ClusterSpec({"ps": ["a:1"], "worker": ["b:1"]})\n'
+        'server = tf.train.Server(cluster, job_name="worker", task_index=0)\n'
+        'with tf.device(tf.train.replica_device_setter(worker_device="/job:worker/task:0", cluster_spec=cluster)):\n'
+        '    w = tf.get_variable("w", [2])\n')
+    found = kinds(source)
+    assert any(kind == "device_setter_bad_argument" for kind, _ in found), found
+    assert not any(kind == "device_setter_returns_none" for kind, _ in found), found
+    fixed = source.replace("cluster_spec=", "cluster=")
+    assert not any(kind.startswith("device_setter") for kind, _ in kinds(fixed)), kinds(fixed)

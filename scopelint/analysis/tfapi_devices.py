@@ -108,6 +108,7 @@ def _setter(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node
         graph._event("device_setter_bad_argument",
                      f"replica_device_setter() got multiple values for argument '{doubled[0]}'",
                      where, raises=True, error="TypeError", argument=doubled[0])
+    rejected = bool(unknown_keywords or len(args) > len(SETTER_PARAMETERS) or doubled)
     # Recovery (model/graph.py, "Continuing past an error"): the setter the remaining arguments
     # give, as after the fix of this call; the rejected ones are dropped.
     kwargs = {name: value for name, value in kwargs.items()
@@ -119,7 +120,9 @@ def _setter(interp: "Interpreter", args: list[Any], kwargs: dict[str, Any], node
         bound = tfapi.bind(SETTER_PARAMETERS, args, kwargs)
         facts_of(interp).setters.append(SetterCreation(
             node, where, graph.certain_now, value, bound.get("cluster"), bound.has("worker_device"),
-            none_reason=_none_reason(args, kwargs) if value is None else ""))
+            # A call TensorFlow rejects returns nothing: the recovered setter's None is our guess at
+            # the fix (the rejected keyword dropped), not the program's, so no TFS404 on it.
+            none_reason=_none_reason(args, kwargs) if value is None and not rejected else ""))
     return value
 
 
@@ -220,7 +223,7 @@ def _note_setter_none_drops(interp: "Interpreter", node: cst.CSTNode) -> None:
                          if c.value is None and c.none_reason and argument.value in targets.get(id(c.call), ())), None)
     else:
         return  # a None from elsewhere (an attribute, a call's result): no setter is known to give it
-    if creation is None or creation.value is not None:
+    if creation is None or creation.value is not None or not creation.none_reason:
         return
     dropped, unknown = interp.graph.devices.dropped_by_barrier()
     if not dropped and not unknown:
