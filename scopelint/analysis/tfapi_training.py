@@ -257,7 +257,12 @@ def create_slots(interp: "Interpreter", optimizer: OptimizerValue, records: list
                 graph.create_variable(spec.name, where, shape=spec.shape, dtype=spec.dtype or first.dtype,
                                       trainable=False, kind="optimizer", colocate_with=first.device)
     for record in records:
-        for slot in table.slot_scope_names:
+        # Slots are keyed by their position: Adam's m and v share the scope name "Adam".
+        for position, slot in enumerate(table.slot_scope_names):
+            key = (id(graph), record.name, position)
+            if key in optimizer.slots_done:
+                continue
+            optimizer.slots_done.add(key)
             create_slot(graph, record, slot, where, "slot")
 
 

@@ -144,6 +144,9 @@ class OptimizerValue:
     config: dict[str, Any]
     site: Any
     non_slot_done: set[int] = field(default_factory=set)  # graph ids where beta powers exist
+    # (graph id, primary's name, slot position) already made: Optimizer._zeros_slot keeps one slot per variable
+    # and slot name, so a second apply_gradients of the same optimizer reuses it (no Adagrad_1)
+    slots_done: set[tuple[int, str, int]] = field(default_factory=set)
 
 
 @dataclass(eq=False)
