@@ -338,3 +338,14 @@ def test_the_command_line_becomes_the_programs_configuration() -> None:
                                                "--mode=bogus", "--unknown=1"]) == {
         "flag:job_name": "worker", "flag:task_index": 2, "flag:ema": False, "argv:1": "ps"}
     assert cfg.assignment_from_args(declared, ["--task_index=x"]) == {}
+
+
+@needs_tf
+@pytest.mark.tf
+def test_a_variable_only_in_the_programs_own_collection_is_observed() -> None:
+    report = _run("own_collection_variable.py")
+    text = format_text(report)
+    assert report.comparison is not None, text
+    statuses = {row.name: row.status for row in report.comparison.rows}
+    assert statuses == {"weights": "matched", "local_step": "matched"}, text
+    assert report.agree, text

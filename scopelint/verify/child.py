@@ -615,12 +615,17 @@ def _collection_keys(tf: Any) -> dict[str, str]:
 
 
 def _variables_of(tf: Any, graph: Any) -> list[Any]:
-    """Every variable of the graph: global, local, then those only in the other collections."""
+    """Every variable of the graph: global, local, then those only in the other collections, then
+    those only in a collection of the program's own (`tf.Variable(..., collections=["mine"])`)."""
+    from tensorflow.python.ops import variables as variables_lib
+
     ordered: list[Any] = []
     seen: set[int] = set()
-    for key in _collection_keys(tf).values():
+    standard = list(_collection_keys(tf).values())
+    own = sorted(key for key in graph.get_all_collection_keys() if isinstance(key, str) and key not in standard)
+    for key in standard + own:
         for variable in graph.get_collection(key):
-            if id(variable) not in seen:
+            if id(variable) not in seen and isinstance(variable, variables_lib.Variable):
                 seen.add(id(variable))
                 ordered.append(variable)
     return ordered
