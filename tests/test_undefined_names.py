@@ -83,3 +83,21 @@ def test_tensorflow_stops_with_name_error_before_the_duplicate(tmp_path) -> None
     assert result.returncode != 0
     assert "NameError: name 'undefined_helper' is not defined" in result.stderr
     assert "already exists" not in result.stderr
+
+
+@pytest.mark.parametrize("prelude", ["", "def unused():\n    del undefined_helper\n",
+                                     "def unused():\n    global undefined_helper\n"])
+def test_the_quick_pre_check_agrees_with_the_exact_walk(prelude: str) -> None:
+    # Python's own parse rules a module out only when every name it mentions is bound: a `del` or
+    # a `global` statement binds nothing, so the name stays provably undefined there.
+    from scopelint.analysis import project, undefined_names
+    source = program(prelude=prelude)
+    parsed = project.parse_text(source)
+    quick = undefined_names._may_have_undefined(parsed.positions.python_tree("names"))
+    exact = undefined_names._compute(parsed.module)
+    assert quick and exact
+    assert duplicates(source) == []
+    bound = program(prelude="undefined_helper = len\n")
+    parsed = project.parse_text(bound)
+    assert not undefined_names._may_have_undefined(parsed.positions.python_tree("names"))
+    assert undefined_names._compute(parsed.module) == frozenset()

@@ -100,6 +100,21 @@ class Positions:
         self._tree = tree  # Python's parse of the same source, when the caller already has it
         self._matched: dict[int, Any] | None = None  # id -> CodeRange, or its 4-tuple until asked for
         self._full: Any = None
+        # Python's tree has two users, the matching below and undefined_names.py: kept until both ran.
+        self._tree_users_left = {"match", "names"}
+
+    def python_tree(self, user: str) -> ast.Module | None:
+        """Python's parse of the source for `user` ("match" or "names"), parsed again only when the
+        other user already released it; None for a source Python rejects."""
+        tree = self._tree
+        if tree is None:
+            try:
+                tree = ast.parse(self.source)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return None
+        self._tree_users_left.discard(user)
+        self._tree = tree if self._tree_users_left else None
+        return tree
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         if isinstance(node, _MATCHED_TYPES):
@@ -122,13 +137,9 @@ class Positions:
             bucket = found.get(type(node))
             if bucket is not None:
                 bucket.append(node)
-        tree = self._tree
+        tree = self.python_tree("match")
         if tree is None:
-            try:
-                tree = ast.parse(self.source)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                return {}
-        self._tree = None  # matched once: the tree is no longer needed
+            return {}
         by_type: dict[type, list[Any]] = {ast_type: [] for ast_type in _AST_TYPES.values()}
         for node in ast.walk(tree):
             # CST's FunctionDef covers async defs too.

@@ -133,6 +133,9 @@ class GraphModel:
     var_scope: VarScope = None  # type: ignore[assignment]  # set in __post_init__
     name_stack: str = ""
     store: dict[str, StoreEntry] = field(default_factory=dict)
+    # The store's keys with an unknown part: a name absent from the store is proven absent only when
+    # none of these may spell it (kept apart so that proof does not scan the whole store).
+    unknown_keys: list[str] = field(default_factory=list)
     partitioned: dict[str, PartitionedEntry] = field(default_factory=dict)
     records: list[VariableRecord] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
@@ -419,8 +422,8 @@ class GraphModel:
             return entry, not entry.maybe
         if UNKNOWN_PART in key or not self.complete:
             return None, False
-        for other in self.store:
-            if UNKNOWN_PART in other and _may_match(other, key):
+        for other in self.unknown_keys:
+            if _may_match(other, key):
                 return None, False
         return None, True
 
@@ -594,8 +597,13 @@ class GraphModel:
         # went through, even in an incomplete graph: had an unseen creation made it before, this
         # line raised (and the store holds it either way).
         present = not speculative and certain_scope and UNKNOWN_PART not in key and (proven or reuse is Reuse.FALSE)
-        self.store[key] = StoreEntry(key, record, maybe=not present, local=local, recovered=recovered)
+        self._put(StoreEntry(key, record, maybe=not present, local=local, recovered=recovered))
         return record
+
+    def _put(self, entry: StoreEntry) -> None:
+        if entry.key not in self.store and UNKNOWN_PART in entry.key:
+            self.unknown_keys.append(entry.key)
+        self.store[entry.key] = entry
 
     def _check_compatible(self, found: VariableRecord, key: str, shape: Shape | None, dtype: str,
                           where: Where, certain: bool) -> None:
@@ -662,11 +670,11 @@ class GraphModel:
             reuse = Reuse.FALSE  # Recovery: the parts are created, as the first call would have.
         if full_shape is None or None in full_shape or partitions is None:
             # Parts unknown: the store may now hold anything under this key.
-            self.store[f"{key}/{UNKNOWN_PART}"] = StoreEntry(
+            self._put(StoreEntry(
                 f"{key}/{UNKNOWN_PART}",
                 VariableRecord(f"{key}/part_{UNKNOWN_PART}", None, None, dtype, kind, where.site, False),
                 maybe=True,
-            )
+            ))
             return None
         parts = []
         for index, part_shape in enumerate(part_shapes(tuple(full_shape), partitions)):  # type: ignore[arg-type]

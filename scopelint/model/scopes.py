@@ -76,21 +76,37 @@ class ScopeCounts:
     uncertain: set[str] = field(default_factory=set)
     # Scopes opened with an unknown part: each makes uncertain only the names it may spell.
     wildcards: Wildcards = field(default_factory=Wildcards)
+    # Each scope name's names one level below it, every name opened and its ancestors: an exit
+    # resets its subtree without scanning every count.
+    children: dict[str, set[str]] = field(default_factory=dict)
 
     def open(self, full_name: str, speculative: bool) -> None:
         if UNKNOWN_PART in full_name:
             self.wildcards.add(full_name)
             return
+        if full_name not in self.counts:
+            self._link(full_name)
         self.counts[full_name] = self.counts.get(full_name, 0) + 1
         if speculative:
             self.uncertain.add(full_name)
 
     def close_subscopes(self, full_name: str) -> None:
         """A string scope's exit resets the counts of everything below it (rule 1.6)."""
-        prefix = full_name + "/"
-        for key in self.counts:
-            if key.startswith(prefix):
-                self.counts[key] = 0
+        pending = list(self.children.get(full_name, ()))
+        while pending:
+            name = pending.pop()
+            if name in self.counts:
+                self.counts[name] = 0
+            pending.extend(self.children.get(name, ()))
+
+    def _link(self, name: str) -> None:
+        while "/" in name:
+            parent = name.rsplit("/", 1)[0]
+            below = self.children.setdefault(parent, set())
+            if name in below:
+                return
+            below.add(name)
+            name = parent
 
     def unique_default(self, parent: str, prefix: str) -> tuple[str, bool]:
         """`_get_unique_variable_scope`: the first of prefix, prefix_1, ... unused under parent."""
