@@ -20,8 +20,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec  # imported when a pattern is first compiled: pathspec 1.x loads asyncio (25 ms of start-up)
 
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 
@@ -43,7 +45,9 @@ def _normalise(pattern: str) -> list[str]:
     return expand_braces(pattern)
 
 
+@lru_cache(maxsize=1)
 def _pattern_kind() -> str:
+    import pathspec
     # pathspec 1.x calls git's wildmatch syntax "gitignore" and deprecates "gitwildmatch" (0.12's name).
     try:
         pathspec.util.lookup_pattern("gitignore")
@@ -52,13 +56,11 @@ def _pattern_kind() -> str:
         return "gitwildmatch"
 
 
-_PATTERN_KIND = _pattern_kind()
-
-
 @lru_cache(maxsize=1024)
 def compile_patterns(patterns: tuple[str, ...]) -> pathspec.PathSpec:
+    import pathspec
     lines = [line for pattern in patterns for line in _normalise(pattern) if line]
-    return pathspec.PathSpec.from_lines(_PATTERN_KIND, lines)
+    return pathspec.PathSpec.from_lines(_pattern_kind(), lines)
 
 
 def _relative(path: str, root: str) -> str:
@@ -124,6 +126,7 @@ def _ignore_file(directory: str, name: str) -> _IgnoreFile | None:
             lines = handle.read().splitlines()
     except OSError:
         return None
+    import pathspec
     base = directory if name == ".gitignore" else os.path.dirname(os.path.dirname(directory))
     return _IgnoreFile(base, pathspec.GitIgnoreSpec.from_lines(lines))
 
