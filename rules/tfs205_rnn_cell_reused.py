@@ -1,6 +1,7 @@
 """TFS205 rnn-cell-reused: the rule's documentation and its check."""
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import libcst as cst
@@ -49,7 +50,11 @@ FIX = FixInfo(
         "becomes `MultiRNNCell([SomeCell(...) for _ in range(n)])`, and the assignment goes (unless commented). Unsafe: the\n"
         "first layer keeps its variables and their names (cell_0/...), but every later layer gets\n"
         "variables of its own (cell_1/..., ...) instead of sharing the first layer's, so a checkpoint of\n"
-        "the shared stack lacks them. Not fixed: a cell passed in from elsewhere, or used again."
+        "the shared stack lacks them. Not fixed: a cell passed in from elsewhere, or used again.\n"
+        "A cell object that a second RNN uses again (`bw_cell = fw_cell`, or the same name passed for both\n"
+        "directions or to a second call), where the cell is `cell = SomeCell(...)` assigned once: the second\n"
+        "use gets its own `SomeCell(...)`. Unsafe: the first RNN keeps its variables; the second gets new\n"
+        "ones under its own scope instead of sharing them."
     ),
 )
 
@@ -64,7 +69,7 @@ def fix(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
         return None
     repeated = call.args[0].value
     if not isinstance(repeated, cst.BinaryOperation) or not isinstance(repeated.operator, cst.Multiply):
-        return None
+        return _fix_second_use(diagnostic, source, call)
     listed, count = repeated.left, repeated.right
     if isinstance(count, cst.List):
         listed, count = count, listed
@@ -103,6 +108,94 @@ def fix(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
         "its variables (cell_0/...); each later layer gets its own (cell_1/..., new, no longer shared)",
         replacements,
     )
+
+
+_SCOPES = re.compile(r"first used under '([^']*)': calling it again under '([^']*)'")
+
+
+def _fix_second_use(diagnostic: Diagnostic, source: FixSource, call: cst.Call) -> Fix | None:
+    """One cell object handed to a second RNN: that use gets a cell of its own."""
+    scopes = _SCOPES.search(diagnostic.message)
+    body = _enclosing_body(source, call)
+    if scopes is None or body is None:
+        return None
+    first_scope, second_scope = scopes.groups()
+    assigned = _single_assignments(body)
+
+    def origin(name: str) -> str:
+        value = assigned.get(name)
+        return value.value if isinstance(value, cst.Name) and value.value in assigned else name
+
+    arguments = [arg.value for arg in call.args if isinstance(arg.value, cst.Name)]
+    cells = [value for value in arguments if isinstance(assigned.get(origin(value.value)), cst.Call)]
+    # Two arguments of this call that are one cell, or one argument whose cell an earlier call used.
+    pairs = [(a, b) for i, a in enumerate(cells) for b in cells[i + 1:] if origin(a.value) == origin(b.value)]
+    if len(pairs) > 1 or (not pairs and len(cells) != 1):
+        return None
+    second = pairs[0][1] if pairs else cells[0]
+    cell_name = origin(second.value)
+    constructor = assigned[cell_name]
+    assert isinstance(constructor, cst.Call)
+    if not _plain(constructor):
+        return None
+    aliases = [name for name, value in assigned.items() if isinstance(value, cst.Name) and value.value == cell_name]
+    if second.value != cell_name:
+        # `bw_cell = fw_cell`: the alias (assigned once) gets the cell's constructor.
+        target = assigned[second.value]
+    else:
+        if not pairs and aliases:
+            return None  # the earlier use may have been through an alias: which one is not clear
+        target = second
+    return source.replace(
+        "unsafe",
+        f"Build a new `{source.code(constructor)}` for the RNN under '{second_scope}' instead of sharing "
+        f"`{cell_name}`: the RNN under '{first_scope}' keeps its variables; the one under '{second_scope}' "
+        f"gets its own ({second_scope}/..., new, no longer shared)",
+        {target: constructor.deep_clone()},
+    )
+
+
+def _single_assignments(body: list[cst.CSTNode]) -> dict[str, cst.BaseExpression]:
+    """`name = value` statements of the body (not nested), for names assigned exactly once there."""
+    found: dict[str, cst.BaseExpression] = {}
+    repeated: set[str] = set()
+    for line in body:
+        if not isinstance(line, cst.SimpleStatementLine):
+            continue
+        for small in line.body:
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                name = small.targets[0].target.value
+                if name in found:
+                    repeated.add(name)
+                found[name] = small.value
+    stores = [node.value for node in _stores(body)]
+    return {name: value for name, value in found.items() if name not in repeated and stores.count(name) == 1}
+
+
+def _stores(nodes: list[cst.CSTNode]) -> list[cst.Name]:
+    """Every name bound anywhere in the nodes (assignments, loops, with, parameters, ...)."""
+    found: list[cst.Name] = []
+
+    class Collect(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            found.extend(n for n in _names([node.target]))
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            found.extend(n for n in _names([node.target]))
+
+        def visit_For(self, node: cst.For) -> None:
+            found.extend(n for n in _names([node.target]))
+
+        def visit_WithItem(self, node: cst.WithItem) -> None:
+            if node.asname is not None:
+                found.extend(n for n in _names([node.asname.name]))
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            found.extend(n for n in _names([node.target]))
+
+    for node in nodes:
+        node.visit(Collect())
+    return found
 
 
 def _enclosing_body(source: FixSource, node: cst.CSTNode) -> list[cst.CSTNode] | None:

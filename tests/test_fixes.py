@@ -54,6 +54,8 @@ CASES = [
     Case("tfs402_named_worker_device", "TFS402", "safe", "unexpected keyword argument 'task_index'"),
     Case("tfs402_cluster_spec", "TFS402", "safe", "unexpected keyword argument 'cluster_spec'", placed_on="/job:ps/task:0"),
     Case("tfs205_cell_times_layers", "TFS205", "unsafe", None, added="cell_1/"),
+    Case("tfs205_cell_shared_by_directions", "TFS205", "unsafe", None, added="bidirectional_rnn/bw/"),
+    Case("tfs205_cell_in_two_rnns", "TFS205", "unsafe", None, added="decoder/"),
     Case("tfs101_shared_encoder", "TFS101", "safe", "Variable encoder/w already exists"),
     Case("tfs101_reuse_false_argument", "TFS101", "safe", "Variable discriminator/w already exists"),
     Case("tfs101_reuse_none_scope", "TFS101", "safe", "Variable Model/w already exists"),
