@@ -707,6 +707,8 @@ class Interpreter:
 
     def call_value(self, callee: Any, args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
         self.tick()
+        if type(callee) is TFRef:  # most calls: straight to the TensorFlow model, past the checks below
+            return self._call_tensorflow(callee, args, kwargs, node)
         if isinstance(callee, UserFunction) and callee.is_contextmanager:
             return GeneratorContext(callee, list(args), dict(kwargs), node)
         if isinstance(callee, BoundMethod) and callee.function.is_contextmanager:
@@ -736,6 +738,10 @@ class Interpreter:
             return self.call_builtin(callee.name, args, kwargs)
         if isinstance(callee, cfg.ConfigObject):
             return callee.call(self.config, args, kwargs)
+        return self._call_tensorflow(callee, args, kwargs, node)
+
+    def _call_tensorflow(self, callee: Any, args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
+        """A TensorFlow API (or another modelled value's) call; flag definitions declare the flag."""
         if isinstance(callee, TFRef) and callee.path.startswith(cfg.DEFINER_PREFIXES):
             var = cfg.flag_var(callee.path.rsplit(".", 1)[1], args, kwargs)
             if var is not None:
