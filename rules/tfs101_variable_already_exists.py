@@ -1,7 +1,7 @@
 """TFS101 variable-already-exists: the rule's documentation and its check."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import libcst as cst
 
@@ -63,7 +63,9 @@ FIX = FixInfo(
         "names; later calls share it instead of raising. And when the failing call of that code passes\n"
         "reuse=False (or None) after an earlier call of it created the variable, or opens the same literal\n"
         "variable_scope with reuse=None/False a second time around it, that reuse becomes True (in this\n"
-        "file). Not fixed: a variable first created by other code, a call in another file."
+        "file). In a loop whose call passes `reuse=flag`, where the same call created the variable on an\n"
+        "earlier iteration and the loop body sets `flag = False` again, that assignment becomes True.\n"
+        "Not fixed: a variable first created by other code, a call in another file."
     ),
 )
 
@@ -75,7 +77,7 @@ def check(trace: Trace) -> Iterable[Diagnostic]:
 def fix(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
     if not any(related.site == diagnostic.site and related.note == "first created here" for related in diagnostic.related):
         return None  # first created by other code: sharing is not evidently meant
-    return _reuse_turned_off(diagnostic, source) or _own_scope(diagnostic, source)
+    return _reuse_turned_off(diagnostic, source) or _loop_flag_off(diagnostic, source) or _own_scope(diagnostic, source)
 
 
 def _chains(diagnostic: Diagnostic) -> tuple[list[Site], list[Site]]:
@@ -123,6 +125,82 @@ def _reuse_turned_off(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
                                                f"this second `{source.code(call.func)}` shares the variables the first "
                                                "creates, under the same names, instead of raising")
     return None
+
+
+def _loop_flag_off(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
+    """`model(x, reuse=reuse_vars)` in a loop, where the same call created the variable on an earlier
+    iteration and the loop body sets `reuse_vars = False` (or None) again: that assignment becomes
+    True, so the first iteration creates and the later ones share (the multi-GPU tower idiom)."""
+    failing, first = _chains(diagnostic)
+    for site in reversed(failing):
+        if site.path != source.path or site not in first:
+            continue  # not the same call, an iteration earlier
+        call = source.node_at(site, cst.Call)
+        flag = next((arg.value.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "reuse"
+                     and isinstance(arg.value, cst.Name) and arg.value.value not in ("True", "False", "None")),
+                    None) if isinstance(call, cst.Call) else None
+        loop = next((a for a in source.ancestors(call) if isinstance(a, (cst.For, cst.While, cst.FunctionDef,
+                                                                          cst.ClassDef, cst.Lambda))), None)
+        if flag is None or not isinstance(loop, (cst.For, cst.While)) or not isinstance(loop.body, cst.IndentedBlock):
+            continue
+        settings = [small for line in _unconditional_lines(loop.body.body)
+                    for small in line.body if isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == flag]
+        every_store = [name for name in _bound_names(loop.body) if name.value == flag]
+        if len(settings) != 1 or len(every_store) != 1 or not isinstance(settings[0].value, cst.Name) \
+                or settings[0].value.value not in ("False", "None"):
+            continue
+        line = source.position(settings[0]).start.line
+        return source.replace(
+            "safe",
+            f"Set `{flag} = True` at line {line}: the first iteration of the loop creates the variables, the later "
+            "ones share them, under the same names, instead of raising",
+            {settings[0].value: cst.Name("True")},
+        )
+    return None
+
+
+def _unconditional_lines(body: Sequence[cst.BaseStatement]) -> list[cst.SimpleStatementLine]:
+    """The simple statements of a block that run whenever it runs: its own and those in its `with` blocks."""
+    lines: list[cst.SimpleStatementLine] = []
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            lines.append(statement)
+        elif isinstance(statement, cst.With) and isinstance(statement.body, cst.IndentedBlock):
+            lines.extend(_unconditional_lines(statement.body.body))
+    return lines
+
+
+def _bound_names(node: cst.CSTNode) -> list[cst.Name]:
+    """The names assigned anywhere below the node (`x = `, `x += `, `for x in`, `with ... as x`)."""
+    found: list[cst.Name] = []
+
+    class Collect(cst.CSTVisitor):
+        def _targets(self, target: cst.BaseExpression | None) -> None:
+            if isinstance(target, cst.Name):
+                found.append(target)
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                for element in target.elements:
+                    self._targets(element.value)
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            self._targets(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            self._targets(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            self._targets(node.target)
+
+        def visit_WithItem(self, node: cst.WithItem) -> None:
+            if node.asname is not None:
+                self._targets(node.asname.name)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            self._targets(node.target)
+
+    node.visit(Collect())
+    return found
 
 
 def _reuse_off(call: cst.Call) -> cst.Arg | None:

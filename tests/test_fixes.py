@@ -59,6 +59,7 @@ CASES = [
     Case("tfs101_shared_encoder", "TFS101", "safe", "Variable encoder/w already exists"),
     Case("tfs101_reuse_false_argument", "TFS101", "safe", "Variable discriminator/w already exists"),
     Case("tfs101_reuse_none_scope", "TFS101", "safe", "Variable Model/w already exists"),
+    Case("tfs101_loop_reuse_flag", "TFS101", "safe", "Variable model/w already exists"),
     Case("tfs201_variable_under_reuse", "TFS201", "unsafe", None, removed=("shared_1/w",)),
     Case("tfs401_unused_setter", "TFS401", "unsafe", None, moved_to="/job:ps/"),
 ]
