@@ -65,7 +65,8 @@ FIX = FixInfo(
         "variable_scope with reuse=None/False a second time around it, that reuse becomes True (in this\n"
         "file). In a loop whose call passes `reuse=flag`, where the same call created the variable on an\n"
         "earlier iteration and the loop body sets `flag = False` again, that assignment becomes True.\n"
-        "Not fixed: a variable first created by other code, a call in another file."
+        "Not fixed: a variable first created by other code, a call in another file, a loop inside one\n"
+        "call that creates the same name twice (a naming slip: sharing is not evidently meant)."
     ),
 )
 
@@ -229,7 +230,21 @@ def _set_true(source: FixSource, argument: cst.Arg, message: str) -> Fix | None:
     return source.replace("safe", message.format(line=line), {argument: argument.with_changes(value=cst.Name("True"))})
 
 
+def _same_call(diagnostic: Diagnostic) -> bool:
+    """Both creations happened in one call of the code (its loop ran the line twice): the chains of
+    calls that led to them read the same ("first call of `f`" both times)."""
+    notes = list(diagnostic.related)
+    split = next(i for i, related in enumerate(notes) if related.note == "first created here")
+    failing = [(r.site, r.note) for r in notes[:split] if " call of " in r.note]
+    first = [(r.site, r.note) for r in notes[split + 1:] if " call of " in r.note]
+    return failing == first
+
+
 def _own_scope(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
+    if _same_call(diagnostic):
+        # A loop inside one call builds the line twice under one fixed name (`"layer_%d" % 0`):
+        # a naming slip, not a second call meant to share; AUTO_REUSE would silently share them.
+        return None
     call = source.node_at(diagnostic.site, cst.Call)
     if call is None:
         return None

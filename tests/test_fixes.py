@@ -295,3 +295,21 @@ def test_a_failing_fix_is_reported_and_the_check_goes_on(tmp_path: Path, monkeyp
     captured = capsys.readouterr()
     assert "TFS105 reuse_variables()" in captured.out  # shown, without the [*] mark
     assert "internal error in a fix" in captured.err and "RuntimeError: boom" in captured.err
+
+
+def test_a_loop_that_builds_one_name_twice_gets_no_fix(tmp_path: Path) -> None:
+    # bert-1 of the real-bug benchmark: `variable_scope("layer_%d" % 0)` in the layer loop. Giving the
+    # inner scope reuse=tf.AUTO_REUSE would silence TensorFlow by sharing every layer's weights.
+    program = tmp_path / "layers.py"
+    program.write_text(
+        "import tensorflow.compat.v1 as tf\n\n\n"
+        "def stack(x, layers):\n"
+        "    for index in range(layers):\n"
+        "        with tf.variable_scope(\"layer_%d\" % 0):\n"
+        "            with tf.variable_scope(\"output\"):\n"
+        "                x = tf.layers.dense(x, 3)\n"
+        "    return x\n\n\n"
+        "stack(tf.ones([2, 3]), 2)\n")
+    found = _json_findings(program, "TFS101")
+    assert [item["code"] for item in found] == ["TFS101"]
+    assert found[0]["fix"] is None
