@@ -5,9 +5,10 @@ from collections.abc import Iterable, Sequence
 
 import libcst as cst
 
+from scopelint.analysis.bindings import bound_names
 from scopelint.diagnostics import Diagnostic, Fix, RuleInfo
 from scopelint.fixes import FixInfo, FixSource
-from scopelint.trace import Site, Trace
+from scopelint.trace import Related, Site, Trace
 
 from ._common import report_events
 
@@ -81,14 +82,20 @@ def fix(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
     return _reuse_turned_off(diagnostic, source) or _loop_flag_off(diagnostic, source) or _own_scope(diagnostic, source)
 
 
-def _chains(diagnostic: Diagnostic) -> tuple[list[Site], list[Site]]:
-    """The calls that led to the failing creation and to the first one, innermost last (the
+def _chain_notes(diagnostic: Diagnostic) -> tuple[list[Related], list[Related]]:
+    """The call notes that led to the failing creation and to the first one, innermost last (the
     related notes list the failing chain, "first created here", then the first chain)."""
     notes = list(diagnostic.related)
     split = next(i for i, related in enumerate(notes) if related.note == "first created here")
-    failing = [r.site for r in notes[:split] if r.site is not None and " call of " in r.note]
-    first = [r.site for r in notes[split + 1:] if r.site is not None and " call of " in r.note]
+    failing = [r for r in notes[:split] if " call of " in r.note]
+    first = [r for r in notes[split + 1:] if " call of " in r.note]
     return failing, first
+
+
+def _chains(diagnostic: Diagnostic) -> tuple[list[Site], list[Site]]:
+    """The call sites of `_chain_notes`."""
+    failing, first = _chain_notes(diagnostic)
+    return [r.site for r in failing if r.site is not None], [r.site for r in first if r.site is not None]
 
 
 def _reuse_turned_off(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
@@ -147,7 +154,7 @@ def _loop_flag_off(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
         settings = [small for line in _unconditional_lines(loop.body.body)
                     for small in line.body if isinstance(small, cst.Assign) and len(small.targets) == 1
                     and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == flag]
-        every_store = [name for name in _bound_names(loop.body) if name.value == flag]
+        every_store = [name for name in bound_names(loop.body) if name == flag]
         if len(settings) != 1 or len(every_store) != 1 or not isinstance(settings[0].value, cst.Name) \
                 or settings[0].value.value not in ("False", "None"):
             continue
@@ -170,38 +177,6 @@ def _unconditional_lines(body: Sequence[cst.BaseStatement]) -> list[cst.SimpleSt
         elif isinstance(statement, cst.With) and isinstance(statement.body, cst.IndentedBlock):
             lines.extend(_unconditional_lines(statement.body.body))
     return lines
-
-
-def _bound_names(node: cst.CSTNode) -> list[cst.Name]:
-    """The names assigned anywhere below the node (`x = `, `x += `, `for x in`, `with ... as x`)."""
-    found: list[cst.Name] = []
-
-    class Collect(cst.CSTVisitor):
-        def _targets(self, target: cst.BaseExpression | None) -> None:
-            if isinstance(target, cst.Name):
-                found.append(target)
-            elif isinstance(target, (cst.Tuple, cst.List)):
-                for element in target.elements:
-                    self._targets(element.value)
-
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            self._targets(node.target)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            self._targets(node.target)
-
-        def visit_For(self, node: cst.For) -> None:
-            self._targets(node.target)
-
-        def visit_WithItem(self, node: cst.WithItem) -> None:
-            if node.asname is not None:
-                self._targets(node.asname.name)
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            self._targets(node.target)
-
-    node.visit(Collect())
-    return found
 
 
 def _reuse_off(call: cst.Call) -> cst.Arg | None:
@@ -233,11 +208,8 @@ def _set_true(source: FixSource, argument: cst.Arg, message: str) -> Fix | None:
 def _same_call(diagnostic: Diagnostic) -> bool:
     """Both creations happened in one call of the code (its loop ran the line twice): the chains of
     calls that led to them read the same ("first call of `f`" both times)."""
-    notes = list(diagnostic.related)
-    split = next(i for i, related in enumerate(notes) if related.note == "first created here")
-    failing = [(r.site, r.note) for r in notes[:split] if " call of " in r.note]
-    first = [(r.site, r.note) for r in notes[split + 1:] if " call of " in r.note]
-    return failing == first
+    failing, first = _chain_notes(diagnostic)
+    return [(r.site, r.note) for r in failing] == [(r.site, r.note) for r in first]
 
 
 def _own_scope(diagnostic: Diagnostic, source: FixSource) -> Fix | None:

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 import libcst as cst
 
+from scopelint.analysis.bindings import bound_names
 from scopelint.diagnostics import Diagnostic, Fix, RuleInfo
 from scopelint.fixes import FixInfo, FixSource
 from scopelint.trace import Trace
@@ -158,44 +159,14 @@ def _fix_second_use(diagnostic: Diagnostic, source: FixSource, call: cst.Call) -
 def _single_assignments(body: list[cst.CSTNode]) -> dict[str, cst.BaseExpression]:
     """`name = value` statements of the body (not nested), for names assigned exactly once there."""
     found: dict[str, cst.BaseExpression] = {}
-    repeated: set[str] = set()
     for line in body:
         if not isinstance(line, cst.SimpleStatementLine):
             continue
         for small in line.body:
             if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                name = small.targets[0].target.value
-                if name in found:
-                    repeated.add(name)
-                found[name] = small.value
-    stores = [node.value for node in _stores(body)]
-    return {name: value for name, value in found.items() if name not in repeated and stores.count(name) == 1}
-
-
-def _stores(nodes: list[cst.CSTNode]) -> list[cst.Name]:
-    """Every name bound anywhere in the nodes (assignments, loops, with, parameters, ...)."""
-    found: list[cst.Name] = []
-
-    class Collect(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            found.extend(n for n in _names([node.target]))
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            found.extend(n for n in _names([node.target]))
-
-        def visit_For(self, node: cst.For) -> None:
-            found.extend(n for n in _names([node.target]))
-
-        def visit_WithItem(self, node: cst.WithItem) -> None:
-            if node.asname is not None:
-                found.extend(n for n in _names([node.asname.name]))
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            found.extend(n for n in _names([node.target]))
-
-    for node in nodes:
-        node.visit(Collect())
-    return found
+                found[small.targets[0].target.value] = small.value
+    stores = bound_names(body)
+    return {name: value for name, value in found.items() if stores.count(name) == 1}
 
 
 def _enclosing_body(source: FixSource, node: cst.CSTNode) -> list[cst.CSTNode] | None:

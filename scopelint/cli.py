@@ -1,8 +1,8 @@
 """Command line: argument parsing and dispatch only.
 
 Each subcommand is one `add_<name>_command(subparsers)` function that declares its arguments and
-sets `handler` to a `command_<name>(args) -> int` function; SUBCOMMANDS lists the registrars, so a
-new subcommand (layout, verify, migrate) is one function pair and one list entry.
+sets `handler` to a `command_<name>(args) -> int` function; SUBCOMMANDS maps each command's name to its
+registrar, so a new subcommand (layout, verify, migrate) is one function pair and one entry there.
 Exit codes, as in ruff: 0 clean, 1 findings, 2 usage or internal error.
 """
 from __future__ import annotations
@@ -448,20 +448,18 @@ def _color_options() -> argparse.ArgumentParser:
     return parent
 
 
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
-    add_check_command,
-    add_rules_command,
-    add_rule_command,
-    add_layout_command,
-    add_verify_command,
-    add_migrate_command,
-    add_server_command,
-]
-# Each registrar's command name: a run registers its own command in full and the others by name
-# only (layout, verify and the server import their modules to register, 35 ms of every start-up).
-COMMAND_NAMES = {"check": add_check_command, "rules": add_rules_command, "rule": add_rule_command,
-                 "layout": add_layout_command, "verify": add_verify_command,
-                 "migrate": add_migrate_command, "server": add_server_command}
+# Each command's name and registrar, in help order. A run registers its own command in full and the
+# others by name only (layout, verify and the server import their modules to register, 35 ms of
+# every start-up).
+SUBCOMMANDS: dict[str, Callable[[argparse._SubParsersAction], None]] = {
+    "check": add_check_command,
+    "rules": add_rules_command,
+    "rule": add_rule_command,
+    "layout": add_layout_command,
+    "verify": add_verify_command,
+    "migrate": add_migrate_command,
+    "server": add_server_command,
+}
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -473,9 +471,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROGRAM} {VERSION}")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     chosen = _chosen_command(argv)
-    for register in SUBCOMMANDS:
-        name = next((key for key, value in COMMAND_NAMES.items() if value is register), None)
-        if chosen is None or name is None or name == chosen:
+    for name, register in SUBCOMMANDS.items():
+        if chosen is None or name == chosen:
             register(subparsers)
         else:
             subparsers.add_parser(name)  # never parsed in this run: argparse descends into `chosen` only
@@ -495,7 +492,7 @@ def _chosen_command(argv: Sequence[str] | None) -> str | None:
     for argument in argv:
         if argument.startswith("-"):
             return None  # `scopelint --version`, `scopelint -h check`: the whole parser
-        return argument if argument in COMMAND_NAMES else None
+        return argument if argument in SUBCOMMANDS else None
     return None
 
 

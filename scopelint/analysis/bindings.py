@@ -62,3 +62,20 @@ def plain_names(target: cst.BaseExpression) -> list[str]:
     if isinstance(target, cst.StarredElement):
         return plain_names(target.value)
     return []
+
+
+def bound_names(nodes: "list[cst.CSTNode] | cst.CSTNode") -> list[str]:
+    """Every name the nodes bind directly, once per binding (`x = `, `x += `, `for x in`, `with ...
+    as x`, `except ... as x`, walrus, def, class and parameter names): how often a name is set there."""
+    found: list[str] = []
+
+    class Collect(BindingVisitor):
+        def bind_target(self, target: cst.BaseExpression) -> None:
+            found.extend(plain_names(target))
+
+        def bind_name(self, name: cst.Name) -> None:
+            found.append(name.value)
+
+    for node in nodes if isinstance(nodes, list) else [nodes]:
+        node.visit(Collect())
+    return found
