@@ -3,16 +3,18 @@
 For each mutant of real_bugs.tsv whose expected codes include a rule that fixes, this copies the
 repository, applies the mutant's edit, runs `scopelint check . --fix [--unsafe-fixes]` in the copy,
 and, when scopelint changed something, builds the fixed program's graph under TensorFlow with the
-benchmark's harness (a script per repository that stubs data loading and prints `OK ...` or
-`RAISED ...`).  A mutant is restored when the fix gives back the upstream text (whose graph builds:
-real_bugs.py's mutants were confirmed against it), or when the fixed copy's harness output has no
-RAISED.  Without --harness only the first counts.
+benchmark's harness (benchmarks/harness/<script>.py: our own script per repository that imports
+the repository's modules, stubs data loading, builds the graph of the mutant's command line and
+prints `OK <n> variables <digest of names, shapes, devices>` or `RAISED ...`).  A mutant is restored
+when the fix gives back the upstream text (whose graph builds: real_bugs.py's mutants were confirmed
+against it), or when the fixed copy's graph builds with exactly the upstream copy's variables (the
+same harness line).  A repository without a harness script counts only the first.
 
-    python3 benchmarks/real_bugs_fix.py --scratch /work/scratch/bench/repos \\
-        [--harness /work/scratch/bench/harness] --work /tmp/fixbench [--only ID ...] [--unsafe-fixes]
+    python3 benchmarks/real_bugs_fix.py --scratch /work/scratch/bench/repos --work /tmp/fixbench \\
+        [--harness benchmarks/harness] [--only ID ...] [--unsafe-fixes]
 
-The harnesses and repositories stay outside this repository (third-party code).  Prints a line per
-mutant and the counts; exits 0.
+The repositories stay outside this repository (third-party code).  Prints a line per mutant and
+the counts; exits 0.
 """
 from __future__ import annotations
 
@@ -37,8 +39,8 @@ FIXABLE = {"TFS101", "TFS105", "TFS201", "TFS205", "TFS401", "TFS402"}
 HARNESS_TIMEOUT = 900
 
 
-def harness_command(mutant: real_bugs.Mutant, harness: Path, repo: Path) -> tuple[list[str], dict[str, str]]:
-    """The harness of the mutant's repository, with what its command line selects."""
+def harness_command(mutant: real_bugs.Mutant, harness: Path, repo: Path) -> tuple[list[str], dict[str, str]] | None:
+    """The harness of the mutant's repository, with what its command line selects (None: no script)."""
     owner_name = mutant.repo.split("/")[1]
     env: dict[str, str] = {}
     extra: list[str] = []
@@ -49,6 +51,8 @@ def harness_command(mutant: real_bugs.Mutant, harness: Path, repo: Path) -> tupl
         "tensorflow-generative-model-collections": "gmc.py", "pixel-cnn": "pixelcnn.py",
         "pix2pix-tensorflow": "pix2pix.py",
     }[owner_name]
+    if not (harness / script).is_file():
+        return None
     if script == "dcgan.py" and "--dataset mnist" in mutant.path:
         env["DATASET"] = "mnist"
     if script == "gmc.py":
@@ -81,8 +85,12 @@ def run_fix(root: Path, unsafe: bool) -> tuple[str, str]:
     return ",".join(sorted(set(fixed))) or "-", proc.stderr.strip()
 
 
-def run_harness(mutant: real_bugs.Mutant, harness: Path, root: Path) -> str:
-    command, extra_env = harness_command(mutant, harness, root)
+def run_harness(mutant: real_bugs.Mutant, harness: Path, root: Path) -> str | None:
+    """The harness's last line on the tree at root, or None when the repository has no harness."""
+    selected = harness_command(mutant, harness, root)
+    if selected is None:
+        return None
+    command, extra_env = selected
     env = {**os.environ, **extra_env}
     try:
         proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=HARNESS_TIMEOUT)
@@ -92,12 +100,29 @@ def run_harness(mutant: real_bugs.Mutant, harness: Path, root: Path) -> str:
     return lines[-1] if lines else f"RAISED no output (exit {proc.returncode}): {proc.stderr.strip()[-200:]}"
 
 
+def _built_like_upstream(mutant: real_bugs.Mutant, harness: Path, source: Path, fixed: Path,
+                         work: Path) -> tuple[str, bool]:
+    """Whether the fixed copy's graph builds with exactly the variables of the upstream copy's."""
+    after = run_harness(mutant, harness, fixed)
+    if after is None:
+        return f"differs from the upstream text (not built: no harness for {mutant.repo})", False
+    upstream_copy = work / f"{mutant.id}.upstream"
+    shutil.rmtree(upstream_copy, ignore_errors=True)
+    real_bugs.copy_tree(source, upstream_copy)
+    before = run_harness(mutant, harness, upstream_copy) or ""
+    shutil.rmtree(upstream_copy, ignore_errors=True)
+    if after.startswith("OK") and after == before:
+        return f"differs from the upstream text, builds with its variables: {after}", True
+    return f"differs from the upstream text: fixed {after}; upstream {before}", False
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scratch", type=Path, required=True, help="where the repositories are checked out")
-    parser.add_argument("--harness", type=Path, default=None,
-                        help="the folder of the harness scripts; without it a fix counts as restoring the program "
-                             "only when it gives back the upstream text (which builds: real_bugs.py checked it)")
+    parser.add_argument("--harness", type=Path, default=HERE / "harness",
+                        help="the folder of the harness scripts (default: benchmarks/harness); for a repository "
+                             "without one, a fix counts as restoring the program only when it gives back the "
+                             "upstream text (which builds: real_bugs.py checked it)")
     parser.add_argument("--work", type=Path, required=True, help="a folder for the mutated copies (emptied)")
     parser.add_argument("--only", nargs="*", default=None, metavar="ID")
     parser.add_argument("--unsafe-fixes", action="store_true", help="apply unsafe fixes too")
@@ -127,16 +152,13 @@ def main(argv: list[str] | None = None) -> int:
         fixed += 1
         if tree_digest(copy) == upstream:
             outcome, builds = "the upstream text, restored", True
-        elif args.harness is not None:
-            outcome = run_harness(mutant, args.harness, copy)
-            builds = "RAISED" not in outcome
         else:
-            outcome, builds = "differs from the upstream text (not built: no --harness)", False
+            outcome, builds = _built_like_upstream(mutant, args.harness, source, copy, args.work)
         restored += builds
         print(f"{mutant.id}\t{mutant.kind}\tfixed {codes}\t{'builds' if builds else 'not shown to build'}: {outcome[:160]}", flush=True)
         shutil.rmtree(copy, ignore_errors=True)
     print(f"mutants with a fixable expected code: {len(mutants)}; changed by --fix: {fixed}; "
-          f"restored (upstream text, or built under TensorFlow by the harness): {restored}/{fixed}")
+          f"restored (upstream text, or built under TensorFlow with the upstream variables): {restored}/{fixed}")
     return 0
 
 
