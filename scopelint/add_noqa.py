@@ -25,7 +25,7 @@ from pathlib import Path
 
 from scopelint.engine import PARSE_ERROR_CODE, STDIN_PATH, UNUSED_NOQA_CODE, RunResult, resolve_code
 from scopelint.noqa import parse_noqa
-from scopelint import notebooks
+from scopelint import notebooks, pyparse
 from scopelint.notebooks import is_notebook
 
 # Python's own line ends (str.splitlines also splits on form feeds and other characters).
@@ -162,10 +162,10 @@ def _edit_notebook(file: Path, codes_by_cell: dict[int, dict[int, list[str]]], r
             report.skipped.extend((str(file), line, f"cell {number} is not a Python cell") for line in codes_by_line)
             continue
         try:
-            before = ast.dump(ast.parse(python))
+            before = ast.dump(pyparse.parse(python))
             edited = _with_directives(source, codes_by_line, f"{file}:cell {number}", report, python)
             edited_python = _cell_python(edited)
-            unchanged = edited_python is not None and ast.dump(ast.parse(edited_python)) == before
+            unchanged = edited_python is not None and ast.dump(pyparse.parse(edited_python)) == before
         except (SyntaxError, ValueError, tokenize.TokenError):
             unchanged = False
         if not unchanged:
@@ -192,7 +192,7 @@ def _edit_file(file: Path, codes_by_line: dict[int, list[str]], report: AddNoqaR
         data = file.read_bytes()
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         source = data.decode(encoding)
-        before = ast.dump(ast.parse(source))
+        before = ast.dump(pyparse.parse(source))
     except (OSError, SyntaxError, UnicodeDecodeError, LookupError, ValueError):
         report.skipped.extend((str(file), line, "the file cannot be read or parsed") for line in codes_by_line)
         return
@@ -201,7 +201,7 @@ def _edit_file(file: Path, codes_by_line: dict[int, list[str]], report: AddNoqaR
     if edited == source:
         return
     try:
-        unchanged = ast.dump(ast.parse(edited)) == before
+        unchanged = ast.dump(pyparse.parse(edited)) == before
     except (SyntaxError, ValueError):
         unchanged = False
     if not unchanged:  # never write a file whose code the comments would change

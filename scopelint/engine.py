@@ -27,7 +27,6 @@ import multiprocessing
 import signal
 import os
 import tokenize
-import traceback
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -36,7 +35,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
-from scopelint import analysis, file_selection, notebooks
+from scopelint import analysis, file_selection, notebooks, pyparse
 from scopelint.cache import ResultCache, recording_module_lookups
 from scopelint.diagnostics import Diagnostic, RuleInfo
 from scopelint.noqa import NoqaDirectives, apply_noqa, parse_noqa, unused_directives
@@ -325,7 +324,7 @@ def _internal_error(path: str, rule: str | None, error: BaseException) -> Intern
         path=path,
         rule=rule,
         message=f"{type(error).__name__}: {error}",
-        details="".join(traceback.format_exception(error)),
+        details=pyparse.format_exception(error),
     )
 
 

@@ -13,7 +13,6 @@ is never fixed, and a file whose fixed text would not parse is left as it was an
 """
 from __future__ import annotations
 
-import ast
 import bisect
 import difflib
 import os
@@ -25,6 +24,7 @@ from functools import cached_property
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
 
+from scopelint import pyparse
 from scopelint.diagnostics import APPLICABILITIES, Diagnostic, Edit, Fix
 from scopelint.trace import Site
 
@@ -233,7 +233,7 @@ def parses(text: str) -> bool:
     """Both parsers accept it: LibCST (the next pass needs it) and Python's own (it must run)."""
     try:
         cst.parse_module(text)
-        ast.parse(text)
+        pyparse.parse(text)
     except (cst.ParserSyntaxError, SyntaxError, ValueError):
         return False
     return True

@@ -8,7 +8,6 @@ uncertain, and no rule reports a certain finding from it.
 """
 from __future__ import annotations
 
-import ast
 import operator
 import re
 import string
@@ -18,6 +17,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from scopelint import pyparse
 from scopelint.analysis import builtins_model, generators, handlers, loop_counts, project, replay, shapes, undefined_names
 from scopelint.analysis import device_functions, user_layers
 from scopelint.analysis import config_values as cfg
@@ -1881,7 +1881,7 @@ def _string_literal(text: str) -> Any:
         quote = body[:3] if body[:3] in ('"""', "'''") else body[:1]
         return body[len(quote):-len(quote)]
     try:
-        value = ast.literal_eval(text)
+        value = pyparse.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return UNKNOWN
     return value if isinstance(value, str) else UNKNOWN

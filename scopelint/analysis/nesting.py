@@ -22,6 +22,8 @@ import ast
 import re
 import warnings
 
+from scopelint import pyparse
+
 # Python's own parser stops at about this depth; LibCST crashed only past twice as deep.
 MAX_NESTING = 3_000
 # With fewer `and`/`or` words than this in the whole text, LibCST nests at most this much deeper
@@ -49,7 +51,7 @@ def python_tree(source: str, path: str = "<unknown>") -> ast.Module:
     try:
         with warnings.catch_warnings():  # invalid escape sequences and the like: not ours to report
             warnings.simplefilter("ignore")
-            tree = compile(source, path, "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
+            tree = pyparse.parse_without_inheriting(source, path)
     except (RecursionError, MemoryError):
         raise NestingTooDeep("the file is nested too deeply for Python's own parser") from None
     if len(_BOOLEAN_WORD.findall(source)) < _FEW_BOOLEAN_WORDS:

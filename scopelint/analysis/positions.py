@@ -16,6 +16,8 @@ from typing import Any, Iterator
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
+from scopelint import pyparse
+
 
 # Fields that hold only whitespace and punctuation: never a call, so never walked.
 _SKIPPED_PREFIXES = ("whitespace", "lpar", "rpar", "leading_lines", "lines_after")
@@ -109,7 +111,7 @@ class Positions:
         tree = self._tree
         if tree is None:
             try:
-                tree = ast.parse(self.source)
+                tree = pyparse.parse(self.source)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return None
         self._tree_users_left.discard(user)

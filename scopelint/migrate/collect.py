@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import traceback
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from scopelint import analysis, engine
+from scopelint import analysis, engine, pyparse
 from scopelint.migrate.constructs import ModuleConstructs, scan_constructs
 from scopelint.migrate.observe import StoreObservations, observing_store
 from scopelint.trace import Trace
@@ -60,7 +59,7 @@ def collect_source(data: bytes, path: str) -> ModuleFacts:
         return ModuleFacts(path, NOT_PARSED, f"{parse_failure.line}:{parse_failure.column}: {parse_failure.message}")
     except Exception as error:  # a bug in the analyzer: keep the file's constructs, say so
         facts = ModuleFacts(path, ANALYZER_FAILED, f"{type(error).__name__}: {error}")
-        facts.problem += "\n" + "".join(traceback.format_exception(error))[-2000:]
+        facts.problem += "\n" + pyparse.format_exception(error)[-2000:]
         facts.constructs = _constructs_or_empty(source, path)
         return facts
     facts = ModuleFacts(path, ANALYSED, trace=trace, store=store, constructs=_constructs_or_empty(source, path))

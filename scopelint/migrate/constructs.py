@@ -16,6 +16,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from scopelint import pyparse
 from scopelint.analysis.tfapi import canonical, tf_path_for_module
 from scopelint.trace import Site
 
@@ -151,7 +152,7 @@ class ModuleConstructs:
 def scan_constructs(source: str, path: str) -> ModuleConstructs:
     """Imports and construct sites of one module; raises SyntaxError/ValueError when `ast` cannot
     parse it (the caller has already recorded the parse failure through the analysis)."""
-    tree = ast.parse(source, filename=path)
+    tree = pyparse.parse(source, filename=path)
     scanner = _Scanner(path)
     scanner.visit(tree)
     return scanner.found

@@ -23,6 +23,8 @@ import os
 import types
 from typing import Any, Callable
 
+from scopelint import pyparse
+
 # TF1-only names under `tensorflow` (TF2 lacks them at the top level or under these modules):
 # seeing one of them through a name bound by `import tensorflow` means the program is TF1.
 TF1_ONLY_TOP = frozenset({
@@ -67,7 +69,7 @@ def detect(source: str) -> str | None:
     binds, uses an API TensorFlow 2 dropped; or it imports from `tensorflow.contrib`.
     """
     try:
-        tree = ast.parse(source)
+        tree = pyparse.parse(source)
     except (SyntaxError, ValueError):
         return None
     bound: set[str] = set()
