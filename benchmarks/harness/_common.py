@@ -19,7 +19,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import tensorflow as real_tf  # noqa: E402
 
 v1 = real_tf.compat.v1
-v1.disable_eager_execution()
+# TF 1.x as a whole: graph mode, `shape[1].value`, ref variables, layers that keep their input's dtype.
+v1.disable_v2_behavior()
 
 
 class GraphBuilt(Exception):
