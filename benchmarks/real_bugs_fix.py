@@ -53,8 +53,8 @@ def harness_command(mutant: real_bugs.Mutant, harness: Path, repo: Path) -> tupl
     }[owner_name]
     if not (harness / script).is_file():
         return None
-    if script == "dcgan.py" and "--dataset mnist" in mutant.path:
-        env["DATASET"] = "mnist"
+    if script == "dcgan.py":  # the flags of `python main.py <flags>`
+        extra += mutant.path.split()[2:]
     if script == "gmc.py":
         match = re.search(r"--gan_type (\S+)", mutant.path)
         env["GAN_TYPE"] = match.group(1) if match else "GAN"

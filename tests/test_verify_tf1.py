@@ -129,7 +129,8 @@ def test_contrib_slim_and_layers_run_as_tf_slim(reports: dict[str, Any]) -> None
     assert report.agree, text
     assert report.result["tf1"][1:] == ["tf.contrib.slim -> tf_slim", "tf.contrib.layers -> tf_slim"], text
     assert {row.name for row in report.comparison.rows} == {
-        "net/conv1/weights", "net/conv1/biases", "net/logits/weights", "net/logits/biases"}
+        "net/conv1/weights", "net/conv1/biases", "net/bn1/beta", "net/bn1/moving_mean", "net/bn1/moving_variance",
+        "net/logits/weights", "net/logits/biases"}
 
 
 @needs_tf

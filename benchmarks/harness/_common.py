@@ -18,6 +18,11 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import tensorflow as real_tf  # noqa: E402
 
+# The two names tf_slim reaches and TensorFlow 2.21 lost, as `scopelint verify` puts them back.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from scopelint.verify.tf1 import repair_what_tf_slim_reaches  # noqa: E402
+
+repair_what_tf_slim_reaches()
 v1 = real_tf.compat.v1
 # TF 1.x as a whole: graph mode, `shape[1].value`, ref variables, layers that keep their input's dtype.
 v1.disable_v2_behavior()

@@ -149,6 +149,32 @@ class _Lookup(types.ModuleType):
         return sorted({name for source in self._sources for name in dir(source)})
 
 
+def repair_what_tf_slim_reaches() -> None:
+    """Two names tf_slim 1.1.0 (its last release) reaches and current TensorFlow lost; without
+    them every slim.batch_norm fails inside tf_slim.  The child puts them back where it looks.
+
+    - `isinstance(x, ops.Tensor)` with `ops` = tensorflow.python.framework.ops, which TensorFlow
+      2.16 emptied of `Tensor` (now framework.tensor.Tensor);
+    - tensorflow.python.layers.normalization loads `tf_keras.legacy_tf_layers.normalization`, a
+      module tf_keras keeps as `tf_keras.src.legacy_tf_layers.normalization` (TF 2.21)."""
+    import importlib
+    import importlib.util
+    import sys
+
+    from tensorflow.python.framework import ops, tensor
+
+    if not hasattr(ops, "Tensor"):
+        ops.Tensor = tensor.Tensor
+    try:
+        found = importlib.util.find_spec("tf_keras.legacy_tf_layers") is not None
+    except ModuleNotFoundError:  # no tf_keras at all: the Keras 3 error stays TensorFlow's own
+        return
+    if not found and importlib.util.find_spec("tf_keras.src.legacy_tf_layers") is not None:
+        sys.modules["tf_keras.legacy_tf_layers"] = importlib.import_module("tf_keras.src.legacy_tf_layers")
+        sys.modules["tf_keras.legacy_tf_layers.normalization"] = importlib.import_module(
+            "tf_keras.src.legacy_tf_layers.normalization")
+
+
 class Contrib(types.ModuleType):
     """`tf.contrib` in TF1 mode: successors where they exist, ContribUnavailable otherwise."""
 
@@ -162,6 +188,7 @@ class Contrib(types.ModuleType):
         if name in self._made:
             return self._made[name]
         if name in ("slim", "layers", "framework"):
+            repair_what_tf_slim_reaches()
             import tf_slim
 
             if name == "slim":
