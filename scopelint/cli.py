@@ -254,7 +254,9 @@ def command_check(args: argparse.Namespace) -> int:
         if args.diff:
             would_fix = fix_command.print_diff(outcomes)
             if not args.silent:
-                print(f"Would fix {would_fix} finding{'s' if would_fix != 1 else ''}.", file=sys.stderr)
+                if not args.unsafe_fixes:  # the fixes the patch leaves out, for the hint
+                    fix_command.attach(result, args, stdin_data, resolver)
+                print(fix_command.diff_summary(would_fix, result.diagnostics, args.unsafe_fixes), file=sys.stderr)
             return EXIT_ERROR if failed else (EXIT_FINDINGS if would_fix else EXIT_CLEAN)
         fix_command.write_fixed(outcomes)
         fixed = sum(len(outcome.applied) for outcome in outcomes)

@@ -78,6 +78,16 @@ def fix_summary(findings: list[Diagnostic], unsafe: bool) -> str | None:
     return None
 
 
+def diff_summary(would_fix: int, findings: list[Diagnostic], unsafe: bool) -> str:
+    """--diff's closing line, as ruff words it: what the patch repairs, and how many fixes more
+    `--unsafe-fixes` would add (`findings` carry their fixes: see `attach`)."""
+    hidden = 0 if unsafe else sum(1 for finding in findings if finding.fix is not None and not finding.fixable(False))
+    more = f"{hidden} {'additional ' if would_fix else ''}fix{'es' if hidden != 1 else ''} available with `--unsafe-fixes`"
+    if would_fix:
+        return f"Would fix {would_fix} finding{'s' if would_fix != 1 else ''}" + (f" ({more})." if hidden else ".")
+    return f"No findings would be fixed ({more})." if hidden else "Would fix 0 findings."
+
+
 def run_fixes(args: argparse.Namespace, result: engine.RunResult,
               settings_for: Callable[[str], engine.CheckSettings]) -> tuple[list[FileFix], list[str]]:
     """Fix every file of the run (in memory): the results with changes or problems, and problems."""

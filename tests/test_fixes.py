@@ -132,6 +132,28 @@ def test_diff_applies_with_git_apply(case: Case, tmp_path: Path, monkeypatch: py
     assert capsys.readouterr().out == ""
 
 
+@pytest.mark.parametrize("case", [case for case in CASES if case.applicability == "unsafe"], ids=lambda case: case.name)
+def test_diff_without_unsafe_fixes_says_what_it_leaves_out(case: Case, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """As ruff: nothing to patch, exit 0, and the closing line counts the unsafe fixes left out."""
+    target = tmp_path / "program.py"
+    shutil.copy(case.before, target)
+    assert cli.main(["check", str(target), "--select", case.code, "--no-cache", "--diff"]) == cli.EXIT_CLEAN
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip() == "No findings would be fixed (1 fix available with `--unsafe-fixes`)."
+
+
+def test_diff_counts_the_fixes_it_applies_and_those_it_leaves_out(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "demo_gan.py"
+    shutil.copy(FIXES_DIR.parent / "patterns" / "demo_gan.py", target)
+    assert cli.main(["check", str(target), "--isolated", "--no-cache", "--diff"]) == cli.EXIT_FINDINGS
+    assert capsys.readouterr().err.strip() == "Would fix 1 finding (1 additional fix available with `--unsafe-fixes`)."
+    assert cli.main(["check", str(target), "--isolated", "--no-cache", "--diff", "--unsafe-fixes"]) == cli.EXIT_FINDINGS
+    assert capsys.readouterr().err.strip() == "Would fix 2 findings."
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
 def test_json_edits_turn_before_into_after(case: Case) -> None:
     [finding] = [item for item in _json_findings(case.before, case.code) if item["fix"] is not None]
