@@ -388,3 +388,36 @@ def test_the_mnist_stand_in_gives_full_batches_larger_than_itself() -> None:
     assert data.epochs_completed == 2048 // MNIST_TRAIN
     images, _ = data.next_batch(100)
     assert images.shape == (100, 784)
+
+
+REPAIRED_SLIM = """
+import os
+os.environ["TF_USE_LEGACY_KERAS"] = "1"
+import tensorflow as real
+from scopelint.verify.tf1 import repair_what_tf_slim_reaches
+repair_what_tf_slim_reaches()
+tf = real.compat.v1
+tf.disable_v2_behavior()
+import tf_slim as slim
+x = tf.placeholder(tf.float32, [4, 8, 8, 3])
+net = slim.batch_norm(slim.conv2d(x, 4, 3, scope="conv"), is_training=True, scope="bn")
+loss = tf.reduce_sum(slim.fully_connected(slim.flatten(net), 1, scope="fc"))
+slim.optimize_loss(loss, tf.train.get_or_create_global_step(), 0.1, "SGD")
+print(sorted(v.op.name for v in tf.global_variables()))
+"""
+
+
+@needs_tf
+@pytest.mark.tf
+def test_tf_slim_runs_once_given_back_what_tensorflow_moved() -> None:
+    """tf_slim 1.1.0 reaches framework.ops.Tensor / IndexedSlices and tf_keras.legacy_tf_layers,
+    all gone from TensorFlow 2.21: without the repair batch_norm and optimize_loss fail inside it."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]), "TF_CPP_MIN_LOG_LEVEL": "3"}
+    done = subprocess.run([sys.executable, "-c", REPAIRED_SLIM], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1].replace("'", '"')) == [
+        "OptimizeLoss/learning_rate", "bn/beta", "bn/moving_mean", "bn/moving_variance", "conv/biases",
+        "conv/weights", "fc/biases", "fc/weights", "global_step"]

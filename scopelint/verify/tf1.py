@@ -150,21 +150,24 @@ class _Lookup(types.ModuleType):
 
 
 def repair_what_tf_slim_reaches() -> None:
-    """Two names tf_slim 1.1.0 (its last release) reaches and current TensorFlow lost; without
-    them every slim.batch_norm fails inside tf_slim.  The child puts them back where it looks.
+    """Names tf_slim 1.1.0 (its last release) reaches and current TensorFlow lost; without them
+    every slim.batch_norm and optimize_loss fails inside tf_slim.  The child puts them back where
+    it looks.
 
-    - `isinstance(x, ops.Tensor)` with `ops` = tensorflow.python.framework.ops, which TensorFlow
-      2.16 emptied of `Tensor` (now framework.tensor.Tensor);
+    - `ops.Tensor` and `ops.IndexedSlices`, with `ops` = tensorflow.python.framework.ops, which
+      TensorFlow 2.16 emptied of both (now framework.tensor and framework.indexed_slices);
     - tensorflow.python.layers.normalization loads `tf_keras.legacy_tf_layers.normalization`, a
       module tf_keras keeps as `tf_keras.src.legacy_tf_layers.normalization` (TF 2.21)."""
     import importlib
     import importlib.util
     import sys
 
-    from tensorflow.python.framework import ops, tensor
+    from tensorflow.python.framework import indexed_slices, ops, tensor
 
     if not hasattr(ops, "Tensor"):
         ops.Tensor = tensor.Tensor
+    if not hasattr(ops, "IndexedSlices"):
+        ops.IndexedSlices = indexed_slices.IndexedSlices
     try:
         found = importlib.util.find_spec("tf_keras.legacy_tf_layers") is not None
     except ModuleNotFoundError:  # no tf_keras at all: the Keras 3 error stays TensorFlow's own
