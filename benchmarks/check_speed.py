@@ -9,7 +9,10 @@ It runs the command-line tool in child processes, in a scratch working directory
 
 - cold: an empty cache, `--jobs 1` (the per-core figure) and the default of one worker per core;
 - warm: the same tree again with the cache the cold run left (nothing changed);
-- one file: a single file without the cache (the pre-commit case, start-up included);
+- one file: a single file without the cache (the pre-commit case, start-up included); over 0.3 s,
+  the imports that cost most (`python -X importtime`);
+- parse and interpretation: in one child process, LibCST's parse of every file the pre-filter
+  lets through, then the analysis of the same files (their parses cached), side by side;
 - tf_upgrade_v2 (installed with tensorflow), when it is on PATH: `--intree SRC --outtree DST
   --reportfile R` over the same corpus, and the ratio of its time to scopelint's.
 
@@ -18,6 +21,7 @@ It prints figures and asserts nothing.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import resource
@@ -135,6 +139,57 @@ def run_tf_upgrade_v2(source: Path, scratch: Path) -> float | str | None:
     return time.perf_counter() - start
 
 
+PHASES_CHILD = """
+import json, sys, time, tokenize
+from scopelint.analysis import analyze_source, project
+from scopelint.engine import PREFILTER_MARKER
+sources = []
+for path in sys.argv[1:]:
+    try:
+        with open(path, "rb") as handle:
+            if PREFILTER_MARKER not in handle.read():
+                continue
+        with tokenize.open(path) as handle:
+            sources.append((path, handle.read()))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        continue
+start = time.perf_counter()
+for path, source in sources:
+    try:
+        project.parse_text(source)  # cached: the analysis below reuses it
+    except Exception:
+        pass
+parsed = time.perf_counter()
+for path, source in sources:
+    try:
+        analyze_source(source, path)
+    except Exception:
+        pass
+print(json.dumps({"files": len(sources), "parse": parsed - start, "analysis": time.perf_counter() - parsed}))
+"""
+
+
+def parse_and_analysis(paths: list[str]) -> dict[str, float]:
+    """LibCST's parse of the files the pre-filter keeps, then their analysis, in one child process."""
+    files = [str(path) for root in paths for path in (sorted(Path(root).rglob("*.py")) if Path(root).is_dir() else [Path(root)])]
+    completed = subprocess.run([sys.executable, "-c", PHASES_CHILD, *files], capture_output=True, text=True, check=True,
+                               env=_this_checkout_first())
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def costliest_imports(one_file: Path, workdir: Path, most: int = 8) -> list[tuple[float, str]]:
+    """The imports of a one-file check with the largest cumulative time (`python -X importtime`)."""
+    command = [sys.executable, "-X", "importtime", "-m", "scopelint", "check", "--isolated", "--exit-zero", "-q",
+               "--no-cache", str(one_file.resolve())]
+    completed = subprocess.run(command, capture_output=True, text=True, cwd=workdir, env=_this_checkout_first())
+    rows = []
+    for line in completed.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line and "cumulative" not in line:
+            _, cumulative, name = line.removeprefix("import time:").split("|")
+            rows.append((int(cumulative) / 1e6, name.rstrip()))
+    return sorted(rows, reverse=True)[:most]
+
+
 def rate(label: str, seconds: float, lines: int, files: int) -> str:
     return f"{label:>22}: {seconds:7.2f} s  {lines / seconds:9.0f} lines/s  {files / seconds:7.1f} files/s"
 
@@ -169,9 +224,15 @@ def main() -> None:
         print(f"{'warm speed-up':>22}: {timings['cold, default jobs'] / timings['warm']:7.1f}x faster than cold")
         one_file = next(Path(paths[0]).rglob("*.py")) if Path(paths[0]).is_dir() else Path(paths[0])
         single = min(run([str(one_file)], None, workdir, cache=False) for _ in range(3))
-        print(f"{'one file, no cache':>22}: {single:7.2f} s  (best of 3, start-up included)")
+        print(f"{'one file, no cache':>22}: {single:7.2f} s  (best of 3, start-up included; {one_file.name})")
+        if single > 0.3:
+            for seconds, name in costliest_imports(one_file, workdir):
+                print(f"{'import':>22}: {seconds:7.3f} s  {name}")
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        print(f"{'peak memory':>22}: {peak:7.0f} MiB  (largest scopelint process)")
+        print(f"{'peak memory':>22}: {peak:7.0f} MiB  (largest scopelint check process)")
+        phases = parse_and_analysis(paths)
+        print(f"{'LibCST parse':>22}: {phases['parse']:7.2f} s  ({phases['files']:.0f} files the pre-filter keeps, one process)")
+        print(f"{'analysis':>22}: {phases['analysis']:7.2f} s  ({phases['analysis'] / phases['parse']:.1f}x the parse)")
         if args.no_tf_upgrade:
             return
         if len(paths) != 1 or not Path(paths[0]).is_dir():
