@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 import libcst as cst
 
 from scopelint.analysis.bindings import bound_names
+from scopelint import pyparse
 from scopelint.diagnostics import Diagnostic, Fix, RuleInfo
 from scopelint.fixes import FixInfo, FixSource
 from scopelint.trace import Related, Site, Trace
@@ -128,7 +129,8 @@ def _reuse_turned_off(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
             continue
         if any((other_scope := _enclosing_scope(source, other)) is not None and other_scope is not scope
                and other_scope.args and isinstance(other_scope.args[0].value, cst.SimpleString)
-               and other_scope.args[0].value.evaluated_value == name.evaluated_value for other in same_callee):
+               and pyparse.literal_eval(other_scope.args[0].value.value) == pyparse.literal_eval(name.value)
+               for other in same_callee):
             return _set_true(source, argument, f"Open variable_scope({name.value}) at line {{line}} with reuse=True: "
                                                f"this second `{source.code(call.func)}` shares the variables the first "
                                                "creates, under the same names, instead of raising")

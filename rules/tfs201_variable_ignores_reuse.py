@@ -5,6 +5,7 @@ from collections.abc import Iterable
 
 import libcst as cst
 
+from scopelint import pyparse
 from scopelint.diagnostics import Diagnostic, Fix, RuleInfo
 from scopelint.fixes import FixInfo, FixSource
 from scopelint.trace import UNKNOWN_PART, Trace
@@ -95,7 +96,7 @@ def fix(diagnostic: Diagnostic, source: FixSource) -> Fix | None:
             or name is None or not isinstance(name.value, cst.SimpleString)
             or not isinstance(initial, (cst.Call, cst.List, cst.Integer, cst.Float, cst.UnaryOperation))):
         return None
-    literal = name.value.evaluated_value
+    literal = pyparse.literal_eval(name.value.value)
     first = created[0]
     if not isinstance(literal, str) or first.rsplit("/", 1)[-1] != literal:
         return None  # the first variable was renamed (w_1): get_variable would not find the same one

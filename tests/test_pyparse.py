@@ -14,10 +14,17 @@ import pytest
 from scopelint import pyparse
 
 PACKAGE = Path(pyparse.__file__).parent
+RULES = Path(__file__).resolve().parents[1] / "rules"
 
 
-def _direct_parse(call: ast.Call) -> bool:
-    """ast.parse(...), ast.literal_eval(...) or compile(..., flags=...PyCF_ONLY_AST...)."""
+def _direct_parse(node: ast.AST) -> bool:
+    """ast.parse(...), ast.literal_eval(...), compile(..., flags=...PyCF_ONLY_AST...), or LibCST's
+    `.evaluated_value` (a literal_eval)."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "evaluated_value"
+    if not isinstance(node, ast.Call):
+        return False
+    call = node
     function = call.func
     if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id == "ast":
         return function.attr in ("parse", "literal_eval")
@@ -28,11 +35,11 @@ def _direct_parse(call: ast.Call) -> bool:
 
 def test_no_module_parses_to_an_ast_around_the_lock() -> None:
     offenders = []
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in sorted([*PACKAGE.rglob("*.py"), *RULES.rglob("*.py")]):
         if path.name != "pyparse.py":
             tree = ast.parse(path.read_text(encoding="utf-8"))
             offenders += [f"{path.relative_to(PACKAGE.parent)}:{node.lineno}" for node in ast.walk(tree)
-                          if isinstance(node, ast.Call) and _direct_parse(node)]
+                          if _direct_parse(node)]
     assert offenders == []
 
 
