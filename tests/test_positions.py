@@ -32,6 +32,12 @@ async def co():
     await aw(1)
     async with cm() as c:
         pass
+    async for item in stream():
+        while keep(item):
+            item = step(item)
+for row in rows():  # a loop's site is a path decision's name (loop_counts.py)
+    while row:
+        row = row[1:]
 '''
 
 
@@ -45,11 +51,17 @@ def assert_same_positions(source: str) -> None:
     fast._full = {}  # forbid the fallback: every call must be matched by the fast path
     checked = 0
     for node in walk(module, skip=(cst.Import, cst.ImportFrom)):
-        if isinstance(node, (cst.Call, cst.FunctionDef, cst.Attribute, cst.Param)):
+        if isinstance(node, (cst.Call, cst.FunctionDef, cst.Attribute, cst.Param, cst.For, cst.While)):
             got = fast[node]
             want = reference[node]
+            if isinstance(node, (cst.For, cst.While)):
+                assert got.start == want.start, cst.Module([]).code_for_node(node)
+                continue
             if isinstance(node, cst.FunctionDef):
                 assert got.start.line >= want.start.line  # the def line, after any decorators
+                for decorator in node.decorators:  # the call site of a user decorator, a Name too
+                    mark = fast[decorator.decorator]
+                    assert (mark.start, mark.end) == (reference[decorator.decorator].start, reference[decorator.decorator].end)
                 continue
             if isinstance(node, cst.Param):
                 # ast's span starts after a `*` and stops before a default value
