@@ -60,8 +60,8 @@ def assert_same_positions(source: str) -> None:
             if isinstance(node, cst.FunctionDef):
                 assert got.start.line >= want.start.line  # the def line, after any decorators
                 for decorator in node.decorators:  # the call site of a user decorator, a Name too
-                    mark = fast[decorator.decorator]
-                    assert (mark.start, mark.end) == (reference[decorator.decorator].start, reference[decorator.decorator].end)
+                    mark, want_mark = fast[decorator.decorator], reference[decorator.decorator]
+                    assert (mark.start, mark.end) == (want_mark.start, want_mark.end)
                 continue
             if isinstance(node, cst.Param):
                 # ast's span starts after a `*` and stops before a default value
