@@ -23,12 +23,12 @@ import json
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from scopelint.diagnostics import Diagnostic
+from scopelint.diagnostics import APPLICABILITIES, Diagnostic, Edit, Fix
 from scopelint.trace import Related, Site
 from scopelint.version import VERSION
 
@@ -54,6 +54,7 @@ class ModuleLookup:
 class CachedResult:
     diagnostics: list[Diagnostic]
     source_lines: tuple[str, ...]
+    cell_starts: dict[int, int] = field(default_factory=dict)  # a notebook's (engine.FileResult)
 
 
 def digest_bytes(data: bytes) -> str:
@@ -116,14 +117,42 @@ def recording_module_lookups() -> Iterator[list[ModuleLookup] | None]:
         project.find_module_file = original
 
 
+# While a run checks its cached results (checking_cached_results): each module file found is read,
+# digested and resolved once, not once per cached result whose analysis imported it.
+_FOUND_MEMO: dict[Path, tuple[str, str | None]] | None = None
+
+
+@contextlib.contextmanager
+def checking_cached_results() -> Iterator[None]:
+    """The block checks many cached results against a tree that does not change meanwhile."""
+    global _FOUND_MEMO
+    from scopelint.analysis.module_files import lookups_memoized  # no LibCST: a warm run needs none
+
+    outer = _FOUND_MEMO
+    if outer is None:
+        _FOUND_MEMO = {}
+    try:
+        with lookups_memoized():
+            yield
+    finally:
+        if outer is None:
+            _FOUND_MEMO = None
+
+
 def _lookup(importer: str, dotted: str, level: int, found: Path | None) -> ModuleLookup:
     if found is None:
         return ModuleLookup(importer, dotted, level, None, None)
-    try:
-        digest = digest_bytes(found.read_bytes())
-    except OSError:
-        digest = None
-    return ModuleLookup(importer, dotted, level, str(found.resolve()), digest)
+    memo = _FOUND_MEMO
+    known = memo.get(found) if memo is not None else None
+    if known is None:
+        try:
+            digest: str | None = digest_bytes(found.read_bytes())
+        except OSError:
+            digest = None
+        known = (str(found.resolve()), digest)
+        if memo is not None:
+            memo[found] = known
+    return ModuleLookup(importer, dotted, level, known[0], known[1])
 
 
 def _lookups_still_hold(lookups: Sequence[ModuleLookup]) -> bool:
@@ -162,7 +191,25 @@ def _diagnostic_to_json(diagnostic: Diagnostic) -> dict[str, Any]:
         "related": [[_site_to_json(r.site) if r.site else None, r.note] for r in diagnostic.related],
         "certain": diagnostic.certain,
         "extra": diagnostic.extra,
+        **({"fix": _fix_to_json(diagnostic.fix)} if diagnostic.fix_computed else {}),
     }
+
+
+def _fix_to_json(fix: Fix | None) -> dict[str, Any] | None:
+    if fix is None:
+        return None
+    return {"applicability": fix.applicability, "message": fix.message,
+            "edits": [[edit.content, list(edit.start), list(edit.end)] for edit in fix.edits]}
+
+
+def _fix_from_json(value: dict[str, Any] | None) -> Fix | None:
+    if value is None:
+        return None
+    if value["applicability"] not in APPLICABILITIES:
+        raise ValueError("unknown applicability")
+    return Fix(str(value["applicability"]), str(value["message"]),
+               tuple(Edit(str(content), (int(start[0]), int(start[1])), (int(end[0]), int(end[1])))
+                     for content, start, end in value["edits"]))
 
 
 def _diagnostic_from_json(value: dict[str, Any]) -> Diagnostic:
@@ -175,6 +222,8 @@ def _diagnostic_from_json(value: dict[str, Any]) -> Diagnostic:
         related=tuple(Related(_site_from_json(site) if site else None, str(note)) for site, note in value["related"]),
         certain=bool(value["certain"]),
         extra=dict(value["extra"]),
+        fix=_fix_from_json(value["fix"]) if "fix" in value else None,
+        fix_computed="fix" in value,  # entries stored without it: attach_fixes computes the fix
     )
 
 
@@ -218,19 +267,22 @@ class ResultCache:
             result = CachedResult(
                 diagnostics=[_diagnostic_from_json(item) for item in stored["diagnostics"]],
                 source_lines=tuple(str(line) for line in stored["source_lines"]),
+                cell_starts={int(cell): int(line) for cell, line in stored.get("cell_starts", [])},
             )
         except (ValueError, TypeError, KeyError, AttributeError):  # corrupt: drop it, analyse again
             _discard(entry)
             return None
         return result if _lookups_still_hold(lookups) else None
 
-    def store(self, key: str, diagnostics: Sequence[Diagnostic], source_lines: Sequence[str], lookups: Sequence[ModuleLookup]) -> None:
+    def store(self, key: str, diagnostics: Sequence[Diagnostic], source_lines: Sequence[str], lookups: Sequence[ModuleLookup],
+              cell_starts: dict[int, int] | None = None) -> None:
         try:
             text = json.dumps({
                 "key": key,
                 "lookups": [lookup.__dict__ for lookup in lookups],
                 "diagnostics": [_diagnostic_to_json(diagnostic) for diagnostic in diagnostics],
                 "source_lines": list(source_lines),
+                "cell_starts": sorted((cell_starts or {}).items()),
             })
         except (TypeError, ValueError):  # something in `extra` is not JSON: not cacheable
             return

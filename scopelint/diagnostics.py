@@ -63,7 +63,10 @@ class Diagnostic:
     related: tuple[Related, ...] = ()
     certain: bool = True
     extra: dict = field(default_factory=dict)
-    fix: Fix | None = None  # attached after the run by fixes.attach_fixes, never cached
+    fix: Fix | None = None  # attached by fixes.attach_fixes (or precompute_fixes, then cached)
+    # `fix` holds the rule's fix for this text already (None: it has none): computed where the file
+    # was analysed and kept in the results cache, so a warm run does not parse the file again for it.
+    fix_computed: bool = field(default=False, compare=False, repr=False)
 
     def fixable(self, unsafe: bool = False) -> bool:
         """Would `--fix` (with `--unsafe-fixes` when `unsafe`) repair it?"""

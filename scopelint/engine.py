@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Protocol
 
 from scopelint import analysis, file_selection, notebooks, pyparse
-from scopelint.cache import ResultCache, recording_module_lookups
+from scopelint.cache import CachedResult, ResultCache, checking_cached_results, recording_module_lookups
 from scopelint.diagnostics import Diagnostic, RuleInfo
 from scopelint.noqa import NoqaDirectives, apply_noqa, parse_noqa, unused_directives
 from scopelint import conditions
@@ -466,17 +466,22 @@ def check_task(task: FileTask, settings: CheckSettings, stdin_data: bytes | None
     if unreadable is not None:
         return unreadable
     assert data is not None
-    # Notebooks are not cached: their results carry where each cell starts, which the cache does not keep.
-    if cache is None or task.path == STDIN_PATH or PREFILTER_MARKER not in data or notebooks.is_notebook(task.display_path):
+    if cache is None or task.path == STDIN_PATH or PREFILTER_MARKER not in data:
         return check_source(data, task.display_path, settings)
     key = cache.key(task.display_path, settings.enabled_for(task.display_path), data)
     cached = cache.load(key)
     if cached is not None:
-        return FileResult(path=task.display_path, diagnostics=cached.diagnostics, source_lines=cached.source_lines)
+        return _from_cache(task, cached)
     with recording_module_lookups() as lookups:
         result = check_source(data, task.display_path, settings)
     if lookups is not None and not result.internal_errors:
-        cache.store(key, result.diagnostics, result.source_lines, lookups)
+        text, _ = decode_source(data, task.display_path)
+        if text is not None and result.diagnostics:
+            from scopelint import fixes  # libcst.metadata: only where there are findings
+
+            # Kept with the findings: a warm run would otherwise parse the file again for its fixes.
+            fixes.precompute_fixes(result.diagnostics, task.display_path, text)
+        cache.store(key, result.diagnostics, result.source_lines, lookups, result.cell_starts)
     return result
 
 
@@ -503,12 +508,15 @@ def _cached_result(task: FileTask, settings: CheckSettings, cache: ResultCache) 
     assert data is not None
     if PREFILTER_MARKER not in data:
         return check_source(data, task.display_path, settings)
-    if notebooks.is_notebook(task.display_path):
-        return None
     cached = cache.load(cache.key(task.display_path, settings.enabled_for(task.display_path), data))
     if cached is None:
         return None
-    return FileResult(path=task.display_path, diagnostics=cached.diagnostics, source_lines=cached.source_lines)
+    return _from_cache(task, cached)
+
+
+def _from_cache(task: FileTask, cached: CachedResult) -> FileResult:
+    return FileResult(path=task.display_path, diagnostics=cached.diagnostics, source_lines=cached.source_lines,
+                      cell_starts=cached.cell_starts)
 
 
 def _check_in_own_process(task: FileTask, settings: CheckSettings, cache: ResultCache | None, context: object) -> FileResult:
@@ -590,11 +598,12 @@ def run(
             progress.advanced(result)
 
     if cache is not None:
-        for task in tasks:
-            if task.path != STDIN_PATH:
-                known = _cached_result(task, settings, cache)
-                if known is not None:
-                    finished(task, known)
+        with checking_cached_results():
+            for task in tasks:
+                if task.path != STDIN_PATH:
+                    known = _cached_result(task, settings, cache)
+                    if known is not None:
+                        finished(task, known)
     workers = jobs if jobs is not None and jobs > 0 else (os.cpu_count() or 1)
     file_tasks = [task for task in tasks if task.path != STDIN_PATH and not task.missing and id(task) not in results]
     if workers > 1 and len(file_tasks) > 1:

@@ -11,10 +11,13 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scopelint import engine
 from scopelint.diagnostics import Diagnostic, Fix
-from scopelint.fixes import FileFix, attach_fixes, fix_file, unified_diff
+
+if TYPE_CHECKING:
+    from scopelint.fixes import FileFix
 
 PROGRAM = "scopelint"
 
@@ -60,7 +63,18 @@ def fixable_by_settings(settings_for: Callable[[str], engine.CheckSettings]) -> 
 def attach(result: engine.RunResult, args: argparse.Namespace, stdin_data: bytes | None,
            settings_for: Callable[[str], engine.CheckSettings]) -> None:
     """Fixes on the run's findings, for the output formats (JSON `fix`, SARIF `fixes`, marks)."""
-    failed = attach_fixes(result.diagnostics, _Reader(args.stdin_filename, stdin_data), fixable_by_settings(settings_for))
+    fixable = fixable_by_settings(settings_for)
+    pending = []
+    for diagnostic in result.diagnostics:
+        if not diagnostic.fix_computed:
+            pending.append(diagnostic)
+        elif diagnostic.fix is not None and not fixable(diagnostic):
+            diagnostic.fix = None
+    if not pending:
+        return  # every fix came with its file's result: no LibCST to import (a warm run)
+    from scopelint.fixes import attach_fixes
+
+    failed = attach_fixes(pending, _Reader(args.stdin_filename, stdin_data), fixable)
     for error in failed:
         print(f"{PROGRAM}: internal error in a fix on {error} (a bug in scopelint; the finding is shown without it)",
               file=sys.stderr)
@@ -91,6 +105,8 @@ def diff_summary(would_fix: int, findings: list[Diagnostic], unsafe: bool) -> st
 def run_fixes(args: argparse.Namespace, result: engine.RunResult,
               settings_for: Callable[[str], engine.CheckSettings]) -> tuple[list[FileFix], list[str]]:
     """Fix every file of the run (in memory): the results with changes or problems, and problems."""
+    from scopelint import fixes
+
     fixable = fixable_by_settings(settings_for)
 
     def wanted(diagnostic: Diagnostic, fix: Fix) -> bool:
@@ -112,7 +128,7 @@ def run_fixes(args: argparse.Namespace, result: engine.RunResult,
         def analyse(new_text: str, path: str = path, settings: engine.CheckSettings = settings) -> list[Diagnostic]:
             return engine.check_source(new_text.encode("utf-8"), path, settings).diagnostics
 
-        outcome = fix_file(path, text, analyse, wanted, first=findings)
+        outcome = fixes.fix_file(path, text, analyse, wanted, first=findings)
         if outcome.changed or outcome.problem or outcome.errors:
             outcomes.append(outcome)
     problems = [f"{PROGRAM}: {outcome.path}: {outcome.problem}" for outcome in outcomes if outcome.problem]
@@ -137,10 +153,12 @@ def write_fixed(outcomes: list[FileFix]) -> None:
 
 def print_diff(outcomes: list[FileFix]) -> int:
     """--diff: the patch on stdout, the count on stderr; how many findings it repairs."""
+    from scopelint import fixes
+
     fixed = 0
     for outcome in outcomes:
         if outcome.changed:
-            sys.stdout.write(unified_diff(outcome.path, outcome.original, outcome.fixed))
+            sys.stdout.write(fixes.unified_diff(outcome.path, outcome.original, outcome.fixed))
             fixed += len(outcome.applied)
     return fixed
 

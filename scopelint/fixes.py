@@ -288,6 +288,9 @@ def attach_fixes(diagnostics: Iterable[Diagnostic], text_of: Callable[[str], str
     sources: dict[str, FixSource | None] = {}
     for diagnostic in diagnostics:
         if not fixable(diagnostic) or fix_info(diagnostic.code) is None:
+            diagnostic.fix = None  # a fix computed with the file (precompute_fixes) the settings refuse
+            continue
+        if diagnostic.fix_computed:
             continue
         path = diagnostic.site.path
         if path not in sources:
@@ -297,6 +300,25 @@ def attach_fixes(diagnostics: Iterable[Diagnostic], text_of: Callable[[str], str
         if source is not None:
             diagnostic.fix = compute_fix(diagnostic, source)
     return [f"{path}: {error}" for path, source in sources.items() if source is not None for error in source.errors]
+
+
+def precompute_fixes(diagnostics: Iterable[Diagnostic], path: str, text: str) -> None:
+    """The fixes of the findings in `path` (whose text is `text`), computed where the file was
+    analysed so that the results cache keeps them.  A fix that fails is left to attach_fixes,
+    which reports it; a finding in another file is too (its fix needs that file's text)."""
+    source: FixSource | None = None
+    for diagnostic in diagnostics:
+        if diagnostic.site.path != path:
+            continue
+        if fix_info(diagnostic.code) is None:
+            diagnostic.fix, diagnostic.fix_computed = None, True  # its rule has no fix
+            continue
+        if source is None:
+            source = FixSource(path, text)
+        errors_before = len(source.errors)
+        fix = compute_fix(diagnostic, source)
+        if len(source.errors) == errors_before:
+            diagnostic.fix, diagnostic.fix_computed = fix, True
 
 
 # ---------------------------------------------------------------------------------------------------

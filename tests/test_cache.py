@@ -149,3 +149,55 @@ def test_no_progress_bar_when_piped_or_for_one_file(fake_analyzer) -> None:
     bar = ProgressBar(Console(file=io.StringIO(), force_terminal=True))
     bar.started(1)
     assert bar.progress is None
+
+
+FIX_BEFORE = Path(__file__).parent / "fixtures" / "fixes" / "tfs101_reuse_false_argument.before.py"
+
+
+def test_a_warm_run_takes_fixes_from_the_cache(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fix is computed where the file is analysed and stored with its findings: a warm run
+    neither computes it again nor parses the file for it, and the settings still decide."""
+    from scopelint import fixes
+
+    (tmp_path / "program.py").write_text(FIX_BEFORE.read_text())
+    monkeypatch.chdir(tmp_path)
+    cold = check(capsys, "--jobs", "1", "--select", "TFS101", "program.py")
+    assert [finding["fix"]["applicability"] for finding in json.loads(cold[1])] == ["safe"]
+
+    def no_fix_computed(diagnostic, source):
+        raise AssertionError("a warm run computed a fix")
+
+    monkeypatch.setattr(fixes, "compute_fix", no_fix_computed)
+    assert check(capsys, "--jobs", "1", "--select", "TFS101", "program.py") == cold
+    (tmp_path / "pyproject.toml").write_text('[tool.scopelint]\nunfixable = ["TFS101"]\n')
+    code, out = check(capsys, "--jobs", "1", "--select", "TFS101", "program.py")
+    assert [finding["fix"] for finding in json.loads(out)] == [None]
+
+
+def test_a_fix_that_fails_where_the_file_is_analysed_is_left_to_the_output(tmp_path: Path, capsys,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not stored as "no fix": the run that prints the findings computes it and reports the bug."""
+    from scopelint import fixes
+
+    (tmp_path / "program.py").write_text(FIX_BEFORE.read_text())
+    monkeypatch.chdir(tmp_path)
+    real = fixes.compute_fix
+    monkeypatch.setattr(fixes, "compute_fix", lambda diagnostic, source: source.errors.append("boom"))
+    check(capsys, "--jobs", "1", "--select", "TFS101", "program.py")
+    monkeypatch.setattr(fixes, "compute_fix", real)
+    code, out = check(capsys, "--jobs", "1", "--select", "TFS101", "program.py")
+    assert [finding["fix"]["applicability"] for finding in json.loads(out)] == ["safe"]
+
+
+def test_a_notebook_is_cached_with_its_cells(tmp_path: Path, analyses: list[str], capsys, monkeypatch) -> None:
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# model\n"]},
+             {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+              "source": [TF_HEADER, ALREADY]}]
+    (tmp_path / "model.ipynb").write_text(json.dumps({"cells": cells, "nbformat": 4, "nbformat_minor": 5,
+                                                      "metadata": {"language_info": {"name": "python"}}}))
+    monkeypatch.chdir(tmp_path)
+    cold = cli.main(["check", "--jobs", "1", "--no-color", "model.ipynb"]), capsys.readouterr().out
+    assert analyses == ["model.ipynb"] and "model.ipynb:cell 2:2:" in cold[1]
+    analyses.clear()
+    warm = cli.main(["check", "--jobs", "1", "--no-color", "model.ipynb"]), capsys.readouterr().out
+    assert analyses == [] and warm == cold

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from typing import Any
 from pathlib import Path
 
 # Lookups made while a module is explored (paths.py runs it up to 12 times, each run importing
 # the same modules: 7% of the analysis was these file-system probes): the files do not change
 # meanwhile, so each lookup is made once.  None outside an exploration.
-_MEMO: dict[tuple[str, str, int], Path | None] | None = None
+_MEMO: dict[Any, Path | None] | None = None  # importer -> its folder; (folder, dotted, level) -> file
 
 
 @contextlib.contextmanager
@@ -39,15 +40,19 @@ def find_module_file(importer: str, dotted: str, level: int) -> Path | None:
     """The file `import dotted` (level 0) or `from .<dotted> import ...` (level > 0) loads."""
     memo = _MEMO
     if memo is None:
-        return _find_module_file(importer, dotted, level)
-    key = (importer, dotted, level)
+        return _find_module_file(Path(importer).resolve().parent, dotted, level)
+    # The lookup depends on the importer's folder only: the files of one folder share it (a warm
+    # run checks every cached result's lookups, most of them the same imports from the same folder).
+    here = memo.get(importer)
+    if here is None:
+        here = memo[importer] = Path(importer).resolve().parent
+    key = (here, dotted, level)
     if key not in memo:
-        memo[key] = _find_module_file(importer, dotted, level)
+        memo[key] = _find_module_file(here, dotted, level)
     return memo[key]
 
 
-def _find_module_file(importer: str, dotted: str, level: int) -> Path | None:
-    here = Path(importer).resolve().parent
+def _find_module_file(here: Path, dotted: str, level: int) -> Path | None:
     if level:
         base = here
         for _ in range(level - 1):
