@@ -71,6 +71,7 @@ _BINOPS = {
     cst.Power: operator.pow, cst.LeftShift: operator.lshift, cst.RightShift: operator.rshift,
     cst.BitOr: operator.or_, cst.BitAnd: operator.and_, cst.BitXor: operator.xor,
 }
+_BINOPS_BY_NAME = {cls.__name__: fn for cls, fn in _BINOPS.items()}  # binop is given the operator's name
 _COMPARISONS = {
     cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt,
     cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt, cst.GreaterThanEqual: operator.ge,
@@ -707,15 +708,16 @@ class Interpreter:
 
     def call_value(self, callee: Any, args: list[Any], kwargs: dict[str, Any], node: cst.CSTNode) -> Any:
         self.tick()
-        if type(callee) is TFRef:  # most calls: straight to the TensorFlow model, past the checks below
+        kind = type(callee)  # exact types: none of these three classes has subclasses
+        if kind is TFRef:  # most calls: straight to the TensorFlow model, past the checks below
             return self._call_tensorflow(callee, args, kwargs, node)
-        if isinstance(callee, UserFunction) and callee.is_contextmanager:
-            return GeneratorContext(callee, list(args), dict(kwargs), node)
-        if isinstance(callee, BoundMethod) and callee.function.is_contextmanager:
-            return GeneratorContext(callee.function, list(args), dict(kwargs), node, callee.receiver)
-        if isinstance(callee, UserFunction):
+        if kind is UserFunction:
+            if callee.is_contextmanager:
+                return GeneratorContext(callee, list(args), dict(kwargs), node)
             return self.call_user(callee, args, dict(kwargs), node)
-        if isinstance(callee, BoundMethod):
+        if kind is BoundMethod:
+            if callee.function.is_contextmanager:
+                return GeneratorContext(callee.function, list(args), dict(kwargs), node, callee.receiver)
             return self.call_user(callee.function, args, dict(kwargs), node, receiver=callee.receiver)
         if isinstance(callee, UserClass):
             if user_layers.is_layer_class(callee):
@@ -1301,7 +1303,7 @@ class Interpreter:
 
     def binop(self, op_name: str, left: Any, right: Any) -> Any:
         op_name = op_name.replace("Assign", "")
-        op = {cls.__name__: fn for cls, fn in _BINOPS.items()}.get(op_name)
+        op = _BINOPS_BY_NAME.get(op_name)
         if op is None or _too_large(op_name, left, right):
             return UNKNOWN
         if op_name == "Modulo" and isinstance(left, str):
@@ -1341,38 +1343,19 @@ class Interpreter:
         return self.tfapi.iterate(value)
 
     def getattr(self, owner: Any, name: str, node: cst.CSTNode) -> Any:
-        if isinstance(owner, TFRef) and owner.path in cfg.FLAGS_PATHS:
-            return self.config.flag(name)  # FLAGS.dataset: the flag's value in this run
+        kind = type(owner)  # neither class has subclasses: the two commonest owners skip the chain
+        if kind is Instance:
+            return self._instance_attr(owner, name, node)
+        if kind is TFRef:
+            if owner.path in cfg.FLAGS_PATHS:
+                return self.config.flag(name)  # FLAGS.dataset: the flag's value in this run
+            return self.tfapi.resolve_path(self.tfapi.canonical(f"{owner.path}.{name}"))
         if isinstance(owner, cfg.ConfigObject):
             return owner.attr(self.config, name)
-        if isinstance(owner, TFRef):
-            return self.tfapi.resolve_path(self.tfapi.canonical(f"{owner.path}.{name}"))
         if isinstance(owner, builtins_model.SuperValue):
             return builtins_model.super_getattr(self, owner, name, node)
         if isinstance(owner, device_functions.AbstractOp):
             return owner.attribute(name)
-        if isinstance(owner, Instance):
-            if self.lost(owner.attrs) and not isinstance(owner.cls.lookup(name), UserFunction):
-                return UNKNOWN  # `self.__dict__[key] = value` at an unknown key: any attribute may have changed
-            if name in owner.attrs:
-                return owner.attrs[name]
-            if name == "__class__":
-                return owner.cls
-            if name == "__dict__":
-                # Writes through it are attribute writes (`config.__dict__[key] = value` in a
-                # from_dict loop); one at an unknown key makes the attributes unknown (above).
-                owner.escaped = True
-                return owner.attrs
-            attr = owner.cls.lookup(name)
-            if isinstance(attr, UserFunction):
-                if attr.is_static:
-                    return attr
-                if attr.is_property:
-                    return self.call_user(attr, [], {}, node, receiver=owner)
-                return BoundMethod(attr, owner)
-            if attr is UNKNOWN and user_layers.is_layer_instance(owner):
-                return user_layers.base_attribute(owner, name)
-            return attr
         if isinstance(owner, ModuleValue):
             return owner.env.vars.get(name, UNKNOWN)
         if isinstance(owner, (UserClass, Builtin)) and name == "__name__" and "__name__" not in getattr(owner, "attrs", {}):
@@ -1387,6 +1370,30 @@ class Interpreter:
         if isinstance(owner, (str, list, dict, tuple, set, frozenset)) and not isinstance(owner, PartialStr):
             return ("__method__", owner, name)
         return self.tfapi.getattr_value(self, owner, name, node)
+
+    def _instance_attr(self, owner: Instance, name: str, node: cst.CSTNode) -> Any:
+        """`owner.name` for an instance of a user class: its attribute, else its class's (methods bound)."""
+        if self.lost(owner.attrs) and not isinstance(owner.cls.lookup(name), UserFunction):
+            return UNKNOWN  # `self.__dict__[key] = value` at an unknown key: any attribute may have changed
+        if name in owner.attrs:
+            return owner.attrs[name]
+        if name == "__class__":
+            return owner.cls
+        if name == "__dict__":
+            # Writes through it are attribute writes (`config.__dict__[key] = value` in a
+            # from_dict loop); one at an unknown key makes the attributes unknown (above).
+            owner.escaped = True
+            return owner.attrs
+        attr = owner.cls.lookup(name)
+        if isinstance(attr, UserFunction):
+            if attr.is_static:
+                return attr
+            if attr.is_property:
+                return self.call_user(attr, [], {}, node, receiver=owner)
+            return BoundMethod(attr, owner)
+        if attr is UNKNOWN and user_layers.is_layer_instance(owner):
+            return user_layers.base_attribute(owner, name)
+        return attr
 
     def call_method(self, owner: Any, name: str, args: list[Any], kwargs: dict[str, Any],
                     env: Env | None = None) -> Any:
@@ -1806,6 +1813,8 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _primitive(value: Any) -> bool:
+    if type(value) in _PRIMITIVE_TYPES:
+        return True  # exact types first: most calls are here, past the chain of isinstance below
     if isinstance(value, PartialStr):
         return False
     if isinstance(value, (list, tuple)):
@@ -1815,6 +1824,9 @@ def _primitive(value: Any) -> bool:
     if isinstance(value, (set, frozenset)):
         return all(_primitive(v) for v in value)
     return isinstance(value, (str, int, float, bool, type(None), range))
+
+
+_PRIMITIVE_TYPES = frozenset({str, int, float, bool, type(None), range})
 
 
 def _too_large(op_name: str, left: Any, right: Any) -> bool:
