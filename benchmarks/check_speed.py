@@ -4,14 +4,17 @@
     python3 benchmarks/check_speed.py --files 1000
     python3 benchmarks/check_speed.py PATH [PATH ...]  # any folders of real code
 
-It runs the command-line tool in child processes, in a scratch working directory with `--isolated`
-(so the results cache, `.scopelint_cache/`, lives there and never in the measured folders):
+It copies the folders given into a scratch directory and runs the command-line tool on the copies
+in child processes, in a scratch working directory with `--isolated` (so the results cache,
+`.scopelint_cache/`, lives there, and the measured folders are never changed):
 
 - cold: an empty cache, `--jobs 1` (the per-core figure) and the default of one worker per core;
 - warm: the same tree again with the cache the cold run left (nothing changed);
 - one file: single-file checks without the cache (the pre-commit case, start-up included) of nine
   files spread over the corpus in path order: the median, fastest and slowest; when the median is
   over 0.3 s, the imports that cost most (`python -X importtime`);
+- one file edited: the warm tree again after a line is appended to one file (the middle one of the
+  one-file sample), and how many files were analysed again (it and the files that import it);
 - parse and interpretation: in one child process, LibCST's parse of every file the pre-filter
   lets through, then the analysis of the same files (their parses cached), side by side;
 - tf_upgrade_v2 (installed with tensorflow), when it is on PATH: `--intree SRC --outtree DST
@@ -178,6 +181,20 @@ def parse_and_analysis(paths: list[str]) -> dict[str, float]:
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
+def copy_corpus(paths: list[str], scratch: Path) -> list[str]:
+    """The folders (or files) to measure, copied into the scratch folder (without .git)."""
+    copies = []
+    for index, path in enumerate(map(Path, paths)):
+        target = scratch / f"corpus-{index}" / path.resolve().name
+        target.parent.mkdir()
+        if path.is_dir():
+            shutil.copytree(path, target, symlinks=True, ignore=shutil.ignore_patterns(".git", ".scopelint_cache"))
+        else:
+            shutil.copy2(path, target)
+        copies.append(str(target))
+    return copies
+
+
 def one_file_sample(paths: list[str], count: int = 9) -> list[Path]:
     """The pre-commit case: files spread evenly over the corpus in path order, among those the
     pre-filter keeps (a file that never mentions TensorFlow costs start-up alone)."""
@@ -222,6 +239,8 @@ def main() -> None:
             corpus.mkdir()
             make_corpus(corpus, args.files)
             paths = [str(corpus)]
+        else:
+            paths = copy_corpus(paths, scratch)  # the edited-file run below changes a file: never the user's
         lines, files = count_lines(paths)
         print(f"corpus: {files} files, {lines} lines (machine: {os.cpu_count()} cores, Python {sys.version.split()[0]})")
         timings: dict[str, float] = {}
@@ -244,6 +263,16 @@ def main() -> None:
         if median > 0.3:
             for seconds, name in costliest_imports(median_file, workdir):
                 print(f"{'import':>22}: {seconds:7.3f} s  {name}")
+        # One file edited in the warm tree: it and the files whose analysis imported it run again
+        # (each rewrites its cache entry); the middle file of the sample in path order.
+        edited = sample[len(sample) // 2]
+        before = time.time_ns()
+        with edited.open("a", encoding="utf-8") as handle:
+            handle.write("\n# edited by check_speed.py\n")
+        timings["edited"] = run(paths, None, workdir)
+        again = sum(1 for entry in (workdir / ".scopelint_cache").rglob("*.json") if entry.stat().st_mtime_ns >= before)
+        print(f"{'one file edited, warm':>22}: {timings['edited']:7.2f} s  ({edited.name}; {again} "
+              f"file{'s' if again != 1 else ''} analysed again: it and the files that import it)")
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         print(f"{'peak memory':>22}: {peak:7.0f} MiB  (largest scopelint check process)")
         phases = parse_and_analysis(paths)
