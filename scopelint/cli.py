@@ -17,7 +17,7 @@ from pathlib import Path
 
 from rich.text import Text
 
-from scopelint import baseline, engine
+from scopelint import baseline, engine, gc_tuning
 from scopelint.add_noqa import add_noqa
 from scopelint.cache import ResultCache
 from scopelint.config import Config, ConfigError, load_config, parse_override
@@ -499,6 +499,7 @@ def _chosen_command(argv: Sequence[str] | None) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    gc_tuning.tune()
     parser = build_parser(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(argv)

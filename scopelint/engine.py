@@ -35,7 +35,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
-from scopelint import analysis, file_selection, notebooks, pyparse
+from scopelint import analysis, file_selection, gc_tuning, notebooks, pyparse
 from scopelint.cache import CachedResult, ResultCache, checking_cached_results, recording_module_lookups
 from scopelint.diagnostics import Diagnostic, RuleInfo
 from scopelint.noqa import NoqaDirectives, apply_noqa, parse_noqa, unused_directives
@@ -535,8 +535,10 @@ def _check_in_own_process(task: FileTask, settings: CheckSettings, cache: Result
 
 
 def _worker_ignores_interrupt() -> None:
-    """Ctrl-C reaches the whole process group: the parent alone decides (and stops the workers)."""
+    """Ctrl-C reaches the whole process group: the parent alone decides (and stops the workers).
+    A worker also collects garbage as seldom as the parent (gc_tuning.py), whichever way it starts."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc_tuning.tune()
 
 
 def _stop_at_once(executor: ProcessPoolExecutor) -> None:
