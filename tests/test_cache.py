@@ -201,3 +201,23 @@ def test_a_notebook_is_cached_with_its_cells(tmp_path: Path, analyses: list[str]
     analyses.clear()
     warm = cli.main(["check", "--jobs", "1", "--no-color", "model.ipynb"]), capsys.readouterr().out
     assert analyses == [] and warm == cold
+
+
+def test_a_module_reached_through_a_shared_import_still_invalidates(tmp_path: Path, capsys, monkeypatch) -> None:
+    """first.py's analysis runs shim.py (which imports helper.py) and keeps it for the files checked
+    after it in the process; second.py gets shim from there, and helper.py's bytes must still be
+    part of second.py's entry."""
+    from scopelint.analysis import interpreter
+
+    monkeypatch.setattr(interpreter, "_PURE_MODULES", {})
+    helper = tmp_path / "helper.py"
+    helper.write_text("import tensorflow.compat.v1 as tf\n\ndef block():\n"
+                      "    with tf.variable_scope('block'):\n        return tf.get_variable('w', [1])\n")
+    (tmp_path / "shim.py").write_text("from helper import block\n")
+    (tmp_path / "first.py").write_text("import tensorflow.compat.v1 as tf\nimport shim\n")
+    (tmp_path / "second.py").write_text("import tensorflow.compat.v1 as tf\nfrom shim import block\n\nblock()\nblock()\n")
+    monkeypatch.chdir(tmp_path)
+    code, out = check(capsys, "--jobs", "1", "--isolated", "first.py", "second.py")
+    assert [(Path(f["filename"]).name, f["code"]) for f in json.loads(out)] == [("helper.py", "TFS101")]
+    helper.write_text(helper.read_text().replace("variable_scope('block')", "variable_scope('block', reuse=tf.AUTO_REUSE)"))
+    assert check(capsys, "--jobs", "1", "--isolated", "first.py", "second.py") == (0, "[]\n")

@@ -51,3 +51,24 @@ def test_a_chain_beyond_the_module_budget_does_not_crash(tmp_path: Path) -> None
     write_chain(tmp_path, project.MAX_IMPORTED_MODULES + 20)
     trace = analyze_source(MAIN, str(tmp_path / "main.py"))
     assert [e for e in trace.events if e.certain and e.kind == "already_exists"] == []
+
+
+def test_a_module_shared_across_files_spends_the_budget_as_its_import_would(tmp_path: Path, monkeypatch) -> None:
+    """Project modules whose import is pure are shared by the files checked in one process; the
+    next file must still see what its own imports would give it, whatever was checked before:
+    restoring m3 with m4..m7 past this file's budget made `build` known (an order-dependent
+    finding, seen on tensor2tensor's video tests)."""
+    from scopelint.analysis import interpreter
+
+    write_chain(tmp_path, 8)
+    (tmp_path / "f0.py").write_text("X = 1\n")
+    main = "import tensorflow.compat.v1 as tf\nimport f0\nfrom m0 import build\nbuild()\nbuild()\n"
+    monkeypatch.setattr(project, "MAX_IMPORTED_MODULES", 5)
+    monkeypatch.setattr(interpreter, "_PURE_MODULES", {})
+    alone = analyze_source(main, str(tmp_path / "main.py"))
+    assert [e for e in alone.events if e.certain and e.kind == "already_exists"] == []
+    monkeypatch.setattr(interpreter, "_PURE_MODULES", {})
+    analyze_source("import tensorflow.compat.v1 as tf\nfrom m3 import build\n", str(tmp_path / "other.py"))
+    after_other = analyze_source(main, str(tmp_path / "main.py"))
+    assert [e for e in after_other.events if e.certain and e.kind == "already_exists"] == []
+    assert after_other.variables == alone.variables

@@ -140,6 +140,9 @@ class Interpreter:
         self.loaded_modules: dict[str, ModuleValue | None] = {}
         self.imported_lines = 0  # source lines of the project modules run so far
         self.imported_modules = 0  # project modules run so far (the import work budget)
+        self.import_refusals = 0  # imports the budget refused
+        self.module_lines: dict[str, int] = {}  # lines of each project module loaded, by resolved path
+        self.import_lookups: list[tuple[str, str, int]] = []  # (importer, module, level) looked up
         self.extra_events: list[Event] = []
         self.tensorflow_seen = False
         self.final_graph = 0
@@ -802,8 +805,10 @@ class Interpreter:
         """Run a module of the project being checked, once, as `import` would."""
         assert self.module is not None
         if self.imported_lines >= project.MAX_IMPORTED_LINES or self.imported_modules >= project.MAX_IMPORTED_MODULES:
+            self.import_refusals += 1
             return None
         file = project.find_module_file(self.module.path, dotted, level)
+        self.import_lookups.append((self.module.path, dotted, level))
         if file is None:
             return None
         key = str(file.resolve())
@@ -813,14 +818,13 @@ class Interpreter:
         loaded = project.load_module(file, self.module.path)
         if loaded is None:
             return None
-        self.imported_lines += loaded.source.count("\n")
+        self.module_lines[key] = loaded.source.count("\n")
+        self.imported_lines += self.module_lines[key]
         self.imported_modules += 1
         cached = _PURE_MODULES.get((key, loaded.path))
-        if cached is not None and cached.still_valid():
-            self.loaded_modules.update(dict.fromkeys(cached.files, None))
-            self.loaded_modules.update(cached.loaded)
-            cached.restore()  # class attributes as the module left them, whatever other files did
+        if cached is not None and cached.still_valid() and self._import_as_cached(cached, key):
             return cached.value
+        refusals_before, lookups_before = self.import_refusals, len(self.import_lookups)
         env = Env()
         module_name = dotted or file.parent.name
         env.vars.update({"__name__": module_name, "__file__": loaded.path})
@@ -843,10 +847,41 @@ class Interpreter:
             # interpreting the module again.
             imported = {k: v for k, v in self.loaded_modules.items() if k not in loaded_before or k == key}
             classes = _module_classes(env)
-            if classes is not None:
-                _PURE_MODULES[(key, loaded.path)] = _PureModule(value, imported, project.file_stamps(imported),
-                                                                 classes)
+            # Shared only when everything it imported is shared too (a module holding a registry
+            # dict that one file fills must not reach the next through it), and when no import of
+            # it was refused by this file's budget (another file may have budget to spare).
+            shareable = self.import_refusals == refusals_before and all(
+                k == key or v is None or k in _PURE_KEYS for k, v in imported.items())
+            if classes is not None and shareable:
+                _PURE_MODULES[(key, loaded.path)] = _PureModule(
+                    value, imported, project.file_stamps(imported), classes,
+                    {k: self.module_lines.get(k, 0) for k in imported}, self.import_lookups[lookups_before:])
+                _PURE_KEYS.add(key)
         return value
+
+    def _import_as_cached(self, cached: "_PureModule", key: str) -> bool:
+        """Take a shared module's import as this file's own, when that is what running it would
+        give: its modules fit in what is left of the budget and none was loaded otherwise here."""
+        new = [k for k, v in cached.loaded.items() if k != key and v is not None and k not in self.loaded_modules]
+        if any(k != key and k in self.loaded_modules and self.loaded_modules[k] is not v
+               for k, v in cached.loaded.items()):
+            return False
+        lines = sum(cached.lines.get(k, 0) for k in new)
+        if self.imported_lines + lines >= project.MAX_IMPORTED_LINES \
+                or self.imported_modules + len(new) >= project.MAX_IMPORTED_MODULES:
+            return False  # running it would stop at the budget somewhere inside
+        self.imported_lines += lines
+        self.imported_modules += len(new)
+        self.module_lines.update({k: cached.lines.get(k, 0) for k in new})
+        for lookup in cached.lookups:
+            # The lookups its import made, made again: the results cache records them (a result
+            # depends on every module file the analysis read, however it got there).
+            project.find_module_file(*lookup)
+        self.import_lookups.extend(cached.lookups)
+        self.loaded_modules.update(dict.fromkeys(cached.files, None))
+        self.loaded_modules.update(cached.loaded)
+        cached.restore()  # class attributes as the module left them, whatever other files did
+        return True
 
     def _graph_footprint(self) -> tuple[int, ...]:
         graph = self.graph
@@ -1736,6 +1771,8 @@ class _PureModule:
     # Its classes with their attributes right after the import: an analysis that sets a class
     # attribute (`Model.built = True`) must not change what the next file sees.
     classes: list[tuple[UserClass, dict[str, Any]]] = field(default_factory=list)
+    lines: dict[str, int] = field(default_factory=dict)  # of each module in `loaded` (the import budget)
+    lookups: list[tuple[str, str, int]] = field(default_factory=list)  # the module lookups its import made
 
     def restore(self) -> None:
         for cls, attrs in self.classes:
@@ -1751,6 +1788,7 @@ class _PureModule:
 
 
 _PURE_MODULES: dict[tuple[str, str], _PureModule] = {}
+_PURE_KEYS: set[str] = set()  # the resolved paths of the modules in _PURE_MODULES
 
 
 def _module_classes(env: Env) -> list[tuple[UserClass, dict[str, Any]]] | None:
