@@ -117,42 +117,21 @@ def recording_module_lookups() -> Iterator[list[ModuleLookup] | None]:
         project.find_module_file = original
 
 
-# While a run checks its cached results (checking_cached_results): each module file found is read,
-# digested and resolved once, not once per cached result whose analysis imported it.
-_FOUND_MEMO: dict[Path, tuple[str, str | None]] | None = None
-
-
-@contextlib.contextmanager
-def checking_cached_results() -> Iterator[None]:
-    """The block checks many cached results against a tree that does not change meanwhile."""
-    global _FOUND_MEMO
-    from scopelint.analysis.module_files import lookups_memoized  # no LibCST: a warm run needs none
-
-    outer = _FOUND_MEMO
-    if outer is None:
-        _FOUND_MEMO = {}
-    try:
-        with lookups_memoized():
-            yield
-    finally:
-        if outer is None:
-            _FOUND_MEMO = None
-
-
 def _lookup(importer: str, dotted: str, level: int, found: Path | None) -> ModuleLookup:
     if found is None:
         return ModuleLookup(importer, dotted, level, None, None)
-    memo = _FOUND_MEMO
-    known = memo.get(found) if memo is not None else None
-    if known is None:
-        try:
-            digest: str | None = digest_bytes(found.read_bytes())
-        except OSError:
-            digest = None
-        known = (str(found.resolve()), digest)
-        if memo is not None:
-            memo[found] = known
-    return ModuleLookup(importer, dotted, level, known[0], known[1])
+    from scopelint.analysis.module_files import memoized  # no LibCST: a warm run needs none
+
+    # Each module file once while a run checks its cached results, not once per result that read it.
+    resolved, digest = memoized(("digest", found), lambda: (str(found.resolve()), _digest_file(found)))
+    return ModuleLookup(importer, dotted, level, resolved, digest)
+
+
+def _digest_file(path: Path) -> str | None:
+    try:
+        return digest_bytes(path.read_bytes())
+    except OSError:
+        return None
 
 
 def _lookups_still_hold(lookups: Sequence[ModuleLookup]) -> bool:

@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Protocol
 
 from scopelint import analysis, file_selection, gc_tuning, notebooks, pyparse
-from scopelint.cache import CachedResult, ResultCache, checking_cached_results, recording_module_lookups
+from scopelint.analysis.module_files import lookups_memoized
+from scopelint.cache import CachedResult, ResultCache, recording_module_lookups
 from scopelint.diagnostics import Diagnostic, RuleInfo
 from scopelint.noqa import NoqaDirectives, apply_noqa, parse_noqa, unused_directives
 from scopelint import conditions
@@ -475,8 +476,8 @@ def check_task(task: FileTask, settings: CheckSettings, stdin_data: bytes | None
     with recording_module_lookups() as lookups:
         result = check_source(data, task.display_path, settings)
     if lookups is not None and not result.internal_errors:
-        text, _ = decode_source(data, task.display_path)
-        if text is not None and result.diagnostics:
+        text = decode_source(data, task.display_path)[0] if result.diagnostics else None
+        if text is not None:
             from scopelint import fixes  # libcst.metadata: only where there are findings
 
             # Kept with the findings: a warm run would otherwise parse the file again for its fixes.
@@ -600,7 +601,7 @@ def run(
             progress.advanced(result)
 
     if cache is not None:
-        with checking_cached_results():
+        with lookups_memoized():  # the tree does not change while the cached results are checked
             for task in tasks:
                 if task.path != STDIN_PATH:
                     known = _cached_result(task, settings, cache)

@@ -288,9 +288,6 @@ def attach_fixes(diagnostics: Iterable[Diagnostic], text_of: Callable[[str], str
     sources: dict[str, FixSource | None] = {}
     for diagnostic in diagnostics:
         if not fixable(diagnostic) or fix_info(diagnostic.code) is None:
-            diagnostic.fix = None  # a fix computed with the file (precompute_fixes) the settings refuse
-            continue
-        if diagnostic.fix_computed:
             continue
         path = diagnostic.site.path
         if path not in sources:

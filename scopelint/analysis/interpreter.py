@@ -850,13 +850,13 @@ class Interpreter:
             # Shared only when everything it imported is shared too (a module holding a registry
             # dict that one file fills must not reach the next through it), and when no import of
             # it was refused by this file's budget (another file may have budget to spare).
+            shared = {path for path, _ in _PURE_MODULES}
             shareable = self.import_refusals == refusals_before and all(
-                k == key or v is None or k in _PURE_KEYS for k, v in imported.items())
+                k == key or v is None or k in shared for k, v in imported.items())
             if classes is not None and shareable:
                 _PURE_MODULES[(key, loaded.path)] = _PureModule(
                     value, imported, project.file_stamps(imported), classes,
                     {k: self.module_lines.get(k, 0) for k in imported}, self.import_lookups[lookups_before:])
-                _PURE_KEYS.add(key)
         return value
 
     def _import_as_cached(self, cached: "_PureModule", key: str) -> bool:
@@ -1788,7 +1788,6 @@ class _PureModule:
 
 
 _PURE_MODULES: dict[tuple[str, str], _PureModule] = {}
-_PURE_KEYS: set[str] = set()  # the resolved paths of the modules in _PURE_MODULES
 
 
 def _module_classes(env: Env) -> list[tuple[UserClass, dict[str, Any]]] | None:

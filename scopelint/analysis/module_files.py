@@ -7,14 +7,14 @@ these (the interpreter and the cache's recording go through `project.find_module
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from pathlib import Path
 
 # Lookups made while a module is explored (paths.py runs it up to 12 times, each run importing
 # the same modules: 7% of the analysis was these file-system probes): the files do not change
 # meanwhile, so each lookup is made once.  None outside an exploration.
-_MEMO: dict[Any, Path | None] | None = None  # importer -> its folder; (folder, dotted, level) -> file
+_MEMO: dict[tuple[Any, ...], Any] | None = None  # ("folder", importer), ("file", folder, dotted, level), ...
 
 
 @contextlib.contextmanager
@@ -38,17 +38,19 @@ def package_root(folder: Path) -> Path:
 
 def find_module_file(importer: str, dotted: str, level: int) -> Path | None:
     """The file `import dotted` (level 0) or `from .<dotted> import ...` (level > 0) loads."""
-    memo = _MEMO
-    if memo is None:
-        return _find_module_file(Path(importer).resolve().parent, dotted, level)
     # The lookup depends on the importer's folder only: the files of one folder share it (a warm
     # run checks every cached result's lookups, most of them the same imports from the same folder).
-    here = memo.get(importer)
-    if here is None:
-        here = memo[importer] = Path(importer).resolve().parent
-    key = (here, dotted, level)
+    here = memoized(("folder", importer), lambda: Path(importer).resolve().parent)
+    return memoized(("file", here, dotted, level), lambda: _find_module_file(here, dotted, level))
+
+
+def memoized(key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+    """compute(), once per key inside lookups_memoized() (the files do not change meanwhile)."""
+    memo = _MEMO
+    if memo is None:
+        return compute()
     if key not in memo:
-        memo[key] = _find_module_file(here, dotted, level)
+        memo[key] = compute()
     return memo[key]
 
 
