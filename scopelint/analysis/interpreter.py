@@ -39,6 +39,7 @@ from scopelint.analysis.values import (
     UserClass,
     UserFunction,
     is_known,
+    note_module_read,
 )
 from scopelint.model.graph import GraphModel, ModelRaise, Where
 from scopelint.trace import Event, Related, Site, Trace
@@ -908,8 +909,11 @@ class Interpreter:
             source = None if base else self.import_project_module(module or "", level)
         if isinstance(node.names, cst.ImportStar):
             if source is not None:
+                note_module_read(source.env)
                 env.vars.update({k: v for k, v in source.env.vars.items() if not k.startswith("_")})
             return
+        if source is not None:
+            note_module_read(source.env)
         for alias in node.names:
             imported = _dotted(alias.name) or ""
             target = alias.asname.name.value if alias.asname is not None else imported  # type: ignore[union-attr]
@@ -1004,6 +1008,7 @@ class Interpreter:
         self.forgotten[id(container)] = container
         scope = env
         while scope is not None:
+            note_module_read(scope)
             for name, value in list(scope.vars.items()):
                 if value is container:
                     scope.vars[name] = UNKNOWN
@@ -1392,6 +1397,7 @@ class Interpreter:
         if isinstance(owner, device_functions.AbstractOp):
             return owner.attribute(name)
         if isinstance(owner, ModuleValue):
+            note_module_read(owner.env)
             return owner.env.vars.get(name, UNKNOWN)
         if isinstance(owner, (UserClass, Builtin)) and name == "__name__" and "__name__" not in getattr(owner, "attrs", {}):
             return owner.name

@@ -241,6 +241,18 @@ class Builtin:
     name: str
 
 
+# While replay.py records a phase: the ids of the module namespaces (an Env without a parent)
+# the phase read, so that a later run compares only those.  None the rest of the time.
+MODULE_READS: set[int] | None = None
+
+
+def note_module_read(env: "Env") -> None:
+    """A read of a namespace's contents other than Env.lookup (a module's attribute, an import
+    from it, a scan of every name)."""
+    if MODULE_READS is not None and env.parent is None:
+        MODULE_READS.add(id(env))
+
+
 class Env:
     """A Python namespace with a parent chain (function locals -> enclosing -> module)."""
 
@@ -252,6 +264,18 @@ class Env:
     def lookup(self, name: str) -> Any:
         env: Env | None = self
         while env is not None:
+            if name in env.vars:
+                return env.vars[name]
+            env = env.parent
+        raise KeyError(name)
+
+    def tracked_lookup(self, name: str) -> Any:
+        """Env.lookup while a phase is recorded (replay.py swaps it in): notes the module
+        namespace every lookup reaches, whether or not it holds the name."""
+        env: Env | None = self
+        while env is not None:
+            if env.parent is None and MODULE_READS is not None:
+                MODULE_READS.add(id(env))
             if name in env.vars:
                 return env.vars[name]
             env = env.parent
