@@ -19,7 +19,7 @@ from libcst.metadata import CodeRange
 
 from scopelint import pyparse
 from scopelint.analysis import builtins_model, generators, handlers, loop_counts, project, replay, shapes, undefined_names
-from scopelint.analysis import device_functions, user_layers
+from scopelint.analysis import config_objects, device_functions, pycompat, pymath, pyre, user_layers
 from scopelint.analysis import config_values as cfg
 from scopelint.analysis.positions import Positions, walk
 
@@ -1813,11 +1813,24 @@ def _module_classes(env: Env) -> list[tuple[UserClass, dict[str, Any]]] | None:
     return snapshots
 
 
+# The modelled standard modules and what they make hold no state a program can change (an
+# assignment to one of their attributes is dropped, as one to a module is): `import math`,
+# `PATTERN = re.compile(...)` leave a module as shareable as a function does.
+_STATELESS = (cfg.StdModule, pymath.MathModule, pyre.ReModule, pyre.PatternObject, pycompat.SixModule,
+              config_objects.CollectionsModule, config_objects.NamedTupleFactory)
+
+
 def _immutable(value: Any) -> bool:
     if isinstance(value, (str, int, float, bool, type(None), range, frozenset)):
         return True
     if isinstance(value, tuple):
         return all(_immutable(item) for item in value)
+    if isinstance(value, _STATELESS):
+        return True
+    if isinstance(value, cfg.Method):
+        return _immutable(value.owner)
+    if isinstance(value, config_objects.NamedTupleClass):
+        return _immutable(value.defaults)
     return value is UNKNOWN or isinstance(value, (UserFunction, UserClass, ModuleValue, TFRef, Builtin))
 
 
