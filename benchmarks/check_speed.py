@@ -40,8 +40,12 @@ CHECKOUT = Path(__file__).resolve().parent.parent
 
 
 def _this_checkout_first() -> dict[str, str]:
-    """The scopelint of this checkout, not whichever one is installed (the figures are about it)."""
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(CHECKOUT), os.environ.get("PYTHONPATH")]))}
+    """The scopelint of this checkout, not whichever one is installed (the figures are about it),
+    with its bytecode kept as an installed copy's is: under PYTHONDONTWRITEBYTECODE every run would
+    compile the checkout's modules again (0.15 s of a 0.6 s one-file check), which no installed
+    scopelint does."""
+    environment = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    return {**environment, "PYTHONPATH": os.pathsep.join(filter(None, [str(CHECKOUT), os.environ.get("PYTHONPATH")]))}
 
 TEMPLATE = '''import tensorflow.compat.v1 as tf
 
