@@ -23,17 +23,14 @@ from __future__ import annotations
 
 import stat
 import io
-import multiprocessing
 import signal
 import os
 import tokenize
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from scopelint import analysis, file_selection, gc_tuning, notebooks, pyparse
 from scopelint.analysis.module_files import lookups_memoized
@@ -42,6 +39,11 @@ from scopelint.diagnostics import Diagnostic, RuleInfo
 from scopelint.noqa import NoqaDirectives, apply_noqa, parse_noqa, unused_directives
 from scopelint import conditions
 from scopelint.trace import Site, Trace
+
+if TYPE_CHECKING:
+    # Imported where workers start: a one-file check (the pre-commit case) never needs them, and
+    # they cost about 15 ms of its start-up.
+    from concurrent.futures import ProcessPoolExecutor
 
 PREFILTER_MARKER = b"tensorflow"
 PARSE_ERROR_CODE = "TFS000"
@@ -522,6 +524,9 @@ def _from_cache(task: FileTask, cached: CachedResult) -> FileResult:
 
 def _check_in_own_process(task: FileTask, settings: CheckSettings, cache: ResultCache | None, context: object) -> FileResult:
     """Check one file in a process of its own: if that process dies too, the file is the cause."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     with ProcessPoolExecutor(max_workers=1, mp_context=context) as alone:  # type: ignore[arg-type]
         try:
             return alone.submit(check_task, task, settings, None, cache).result()
@@ -610,6 +615,10 @@ def run(
     workers = jobs if jobs is not None and jobs > 0 else (os.cpu_count() or 1)
     file_tasks = [task for task in tasks if task.path != STDIN_PATH and not task.missing and id(task) not in results]
     if workers > 1 and len(file_tasks) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures.process import BrokenProcessPool
+
         # Warm the rule registry and the analyzer (the interpreter and LibCST: a third of a
         # second to import) before forking so that workers inherit them instead of each importing.
         _rule_modules()
