@@ -56,3 +56,26 @@ def test_a_module_of_modelled_standard_objects_is_shared(extra: str, shared: boo
     second = analyze_source(MAIN, str(tmp_path / "other.py"))
     assert _duplicates(second) == [("helpers.py", 16)]
     assert [v.name for v in second.variables] == [v.name for v in first.variables] == ["helper/w"]
+
+
+def test_a_module_that_imports_an_unshared_one_loaded_earlier_is_not_shared(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`mid` imports `logsetup`, which reads $COMPLIANCE_FILE (so it is run by every file).  A file
+    that imported logsetup before mid used to share mid as pure: the next file importing mid
+    alone then skipped logsetup and lost its "$COMPLIANCE_FILE is set" run (seen on tensor2tensor,
+    where mlperf_log plays logsetup)."""
+    from scopelint.analysis import paths
+
+    monkeypatch.setattr(interpreter, "_PURE_MODULES", {})
+    (tmp_path / "logsetup.py").write_text("import os\nLOG = os.environ.get('COMPLIANCE_FILE')\nif LOG:\n    X = 1\n")
+    (tmp_path / "mid.py").write_text("import logsetup\n\ndef build():\n    return 1\n")
+    later = "import tensorflow.compat.v1 as tf\nimport mid\ntf.get_variable('w', [mid.build()])\n"
+
+    def labels(trace: object) -> list[str]:
+        return [run.condition.label for run in [trace, *trace.other_paths]]  # type: ignore[attr-defined]
+
+    alone = labels(paths.analyze(later, str(tmp_path / "b.py")))
+    assert alone == ["with the default flags", "when $COMPLIANCE_FILE is set"]
+    monkeypatch.setattr(interpreter, "_PURE_MODULES", {})
+    paths.analyze("import tensorflow.compat.v1 as tf\nimport logsetup\nimport mid\n", str(tmp_path / "a.py"))
+    assert labels(paths.analyze(later, str(tmp_path / "b.py"))) == alone

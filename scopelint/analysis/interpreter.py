@@ -144,6 +144,9 @@ class Interpreter:
         self.import_refusals = 0  # imports the budget refused
         self.module_lines: dict[str, int] = {}  # lines of each project module loaded, by resolved path
         self.import_lookups: list[tuple[str, str, int]] = []  # (importer, module, level) looked up
+        # One set per project module being run: the modules its import reached (for sharing it).
+        self.import_reach: list[set[str]] = []
+        self.modules_running: set[str] = set()  # project modules whose import is in progress (a cycle)
         self.extra_events: list[Event] = []
         self.tensorflow_seen = False
         self.final_graph = 0
@@ -813,6 +816,8 @@ class Interpreter:
         if file is None:
             return None
         key = str(file.resolve())
+        if self.import_reach:
+            self.import_reach[-1].add(key)
         if key in self.loaded_modules:
             return self.loaded_modules[key]  # None while it is still loading (a cycle)
         self.loaded_modules[key] = None
@@ -833,26 +838,33 @@ class Interpreter:
         self.loaded_modules[key] = value
         importer = self.module
         before = self._graph_footprint()
-        loaded_before = set(self.loaded_modules)
         self.module = ModuleContext(loaded.path, loaded.positions, env)
+        self.import_reach.append(set())
+        self.modules_running.add(key)
         try:
             self.exec_block(loaded.module.body, env)
         except (_UserRaise, _Return, _Break, _Continue):
             pass
         finally:
             self.module = importer
+            reached = self.import_reach.pop()
+            self.modules_running.discard(key)
+            if self.import_reach:
+                self.import_reach[-1].update(reached)
         if self._graph_footprint() == before and all(_immutable(v) for v in env.vars.values()) \
                 and not loaded.rebinds_globals:
             # Importing it touched no graph and left only immutable values (and no function rebinds
             # a global): later files checked in this process can reuse the result instead of
             # interpreting the module again.
-            imported = {k: v for k, v in self.loaded_modules.items() if k not in loaded_before or k == key}
+            # Every module its import reached, loaded by it or before it (a module another file
+            # had loaded first is still part of what this import reads).
+            imported = {k: self.loaded_modules.get(k) for k in reached | {key}}
             classes = _module_classes(env)
             # Shared only when everything it imported is shared too (a module holding a registry
             # dict that one file fills must not reach the next through it), and when no import of
             # it was refused by this file's budget (another file may have budget to spare).
             shared = {path for path, _ in _PURE_MODULES}
-            shareable = self.import_refusals == refusals_before and all(
+            shareable = self.import_refusals == refusals_before and not (reached & self.modules_running) and all(
                 k == key or v is None or k in shared for k, v in imported.items())
             if classes is not None and shareable:
                 _PURE_MODULES[(key, loaded.path)] = _PureModule(
@@ -881,6 +893,8 @@ class Interpreter:
         self.import_lookups.extend(cached.lookups)
         self.loaded_modules.update(dict.fromkeys(cached.files, None))
         self.loaded_modules.update(cached.loaded)
+        if self.import_reach:
+            self.import_reach[-1].update(cached.loaded)
         cached.restore()  # class attributes as the module left them, whatever other files did
         return True
 
