@@ -61,7 +61,8 @@ def test_replayed_phase_equals_a_real_one(monkeypatch: pytest.MonkeyPatch) -> No
     assert [bool(found) for found in ignored] == [False, False, True, True]
 
 
-def test_the_phase_is_reused_when_the_state_is_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+def _memos_made(monkeypatch: pytest.MonkeyPatch) -> list[replay.PhaseMemo]:
+    """The PhaseMemo of every module explored from now on, in order."""
     memos: list[replay.PhaseMemo] = []
     original = replay.PhaseMemo
 
@@ -71,6 +72,11 @@ def test_the_phase_is_reused_when_the_state_is_the_same(monkeypatch: pytest.Monk
         return memo
 
     monkeypatch.setattr(replay, "PhaseMemo", made)
+    return memos
+
+
+def test_the_phase_is_reused_when_the_state_is_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    memos = _memos_made(monkeypatch)
     monkeypatch.setattr(replay, "MIN_REUSED_STEPS", 0)  # this phase is small: reuse it all the same
     paths.analyze(GAN, "gan.py")
     # The --dataset=mnist run leaves the same unreached functions in the same state; --train
@@ -171,15 +177,7 @@ def _project(folder: Path, files: dict[str, str]) -> None:
 
 
 def _with_and_without_replay(main: str, monkeypatch: pytest.MonkeyPatch) -> tuple[object, object, int]:
-    memos: list[replay.PhaseMemo] = []
-    original = replay.PhaseMemo
-
-    def made() -> replay.PhaseMemo:
-        memo = original()
-        memos.append(memo)
-        return memo
-
-    monkeypatch.setattr(replay, "PhaseMemo", made)
+    memos = _memos_made(monkeypatch)
     monkeypatch.setattr(replay, "MIN_REUSED_STEPS", 0)
     with_memo = paths.analyze(main, "main.py")
     monkeypatch.setattr(replay, "run_unreached",
