@@ -144,9 +144,9 @@ class Interpreter:
         self.import_refusals = 0  # imports the budget refused
         self.module_lines: dict[str, int] = {}  # lines of each project module loaded, by resolved path
         self.import_lookups: list[tuple[str, str, int]] = []  # (importer, module, level) looked up
-        # One set per project module being run: the modules its import reached (for sharing it).
-        self.import_reach: list[set[str]] = []
-        self.modules_running: set[str] = set()  # project modules whose import is in progress (a cycle)
+        # The project modules whose import is in progress, innermost last, each with the modules
+        # its import reached so far (for sharing it).
+        self.imports_running: list[tuple[str, set[str]]] = []
         self.extra_events: list[Event] = []
         self.tensorflow_seen = False
         self.final_graph = 0
@@ -816,8 +816,8 @@ class Interpreter:
         if file is None:
             return None
         key = str(file.resolve())
-        if self.import_reach:
-            self.import_reach[-1].add(key)
+        if self.imports_running:
+            self.imports_running[-1][1].add(key)
         if key in self.loaded_modules:
             return self.loaded_modules[key]  # None while it is still loading (a cycle)
         self.loaded_modules[key] = None
@@ -839,18 +839,17 @@ class Interpreter:
         importer = self.module
         before = self._graph_footprint()
         self.module = ModuleContext(loaded.path, loaded.positions, env)
-        self.import_reach.append(set())
-        self.modules_running.add(key)
+        reached: set[str] = set()
+        self.imports_running.append((key, reached))
         try:
             self.exec_block(loaded.module.body, env)
         except (_UserRaise, _Return, _Break, _Continue):
             pass
         finally:
             self.module = importer
-            reached = self.import_reach.pop()
-            self.modules_running.discard(key)
-            if self.import_reach:
-                self.import_reach[-1].update(reached)
+            self.imports_running.pop()
+            if self.imports_running:
+                self.imports_running[-1][1].update(reached)
         if self._graph_footprint() == before and all(_immutable(v) for v in env.vars.values()) \
                 and not loaded.rebinds_globals:
             # Importing it touched no graph and left only immutable values (and no function rebinds
@@ -864,7 +863,8 @@ class Interpreter:
             # dict that one file fills must not reach the next through it), and when no import of
             # it was refused by this file's budget (another file may have budget to spare).
             shared = {path for path, _ in _PURE_MODULES}
-            shareable = self.import_refusals == refusals_before and not (reached & self.modules_running) and all(
+            running = {k for k, _ in self.imports_running}  # reached while still loading: a cycle
+            shareable = self.import_refusals == refusals_before and not (reached & running) and all(
                 k == key or v is None or k in shared for k, v in imported.items())
             if classes is not None and shareable:
                 _PURE_MODULES[(key, loaded.path)] = _PureModule(
@@ -893,8 +893,8 @@ class Interpreter:
         self.import_lookups.extend(cached.lookups)
         self.loaded_modules.update(dict.fromkeys(cached.files, None))
         self.loaded_modules.update(cached.loaded)
-        if self.import_reach:
-            self.import_reach[-1].update(cached.loaded)
+        if self.imports_running:
+            self.imports_running[-1][1].update(cached.loaded)
         cached.restore()  # class attributes as the module left them, whatever other files did
         return True
 
@@ -921,13 +921,12 @@ class Interpreter:
                 base = None  # the project holds this library's source (tf-slim itself): run it
         else:
             source = None if base else self.import_project_module(module or "", level)
-        if isinstance(node.names, cst.ImportStar):
-            if source is not None:
-                note_module_read(source.env)
-                env.vars.update({k: v for k, v in source.env.vars.items() if not k.startswith("_")})
-            return
         if source is not None:
             note_module_read(source.env)
+        if isinstance(node.names, cst.ImportStar):
+            if source is not None:
+                env.vars.update({k: v for k, v in source.env.vars.items() if not k.startswith("_")})
+            return
         for alias in node.names:
             imported = _dotted(alias.name) or ""
             target = alias.asname.name.value if alias.asname is not None else imported  # type: ignore[union-attr]

@@ -342,14 +342,12 @@ def _run(interp: Any, module: cst.Module, env: Any, memo: PhaseMemo | None, befo
     config = interp.config
     config.log = []
     counts = interp.call_counts = _CountsRead(interp.call_counts)
-    reads_before, lookup = values.MODULE_READS, Env.lookup
+    reads_before = values.MODULE_READS
     values.MODULE_READS = read = set()
-    Env.lookup = Env.tracked_lookup  # type: ignore[method-assign]
     try:
         interp.run_unreached_functions(module, env)
     finally:
         values.MODULE_READS = reads_before
-        Env.lookup = lookup  # type: ignore[method-assign]
         log, config.log = config.log, None
         interp.call_counts = dict(counts)
     steps = interp.total_steps - steps_before

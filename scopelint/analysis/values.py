@@ -247,7 +247,7 @@ MODULE_READS: set[int] | None = None
 
 
 def note_module_read(env: "Env") -> None:
-    """A read of a namespace's contents other than Env.lookup (a module's attribute, an import
+    """A read of a namespace's contents (Env.lookup reaching it, a module's attribute, an import
     from it, a scan of every name)."""
     if MODULE_READS is not None and env.parent is None:
         MODULE_READS.add(id(env))
@@ -262,24 +262,15 @@ class Env:
         self.globals_declared: set[str] = set()
 
     def lookup(self, name: str) -> Any:
-        env: Env | None = self
-        while env is not None:
+        env = self
+        while True:
+            if env.parent is None:  # the module's namespace: found here or nowhere
+                if MODULE_READS is not None:
+                    MODULE_READS.add(id(env))
+                return env.vars[name]  # KeyError when it is not there either
             if name in env.vars:
                 return env.vars[name]
             env = env.parent
-        raise KeyError(name)
-
-    def tracked_lookup(self, name: str) -> Any:
-        """Env.lookup while a phase is recorded (replay.py swaps it in): notes the module
-        namespace every lookup reaches, whether or not it holds the name."""
-        env: Env | None = self
-        while env is not None:
-            if env.parent is None and MODULE_READS is not None:
-                MODULE_READS.add(id(env))
-            if name in env.vars:
-                return env.vars[name]
-            env = env.parent
-        raise KeyError(name)
 
     def module_env(self) -> "Env":
         env = self
