@@ -207,9 +207,9 @@ def test_a_module_reached_through_a_shared_import_still_invalidates(tmp_path: Pa
     """first.py's analysis runs shim.py (which imports helper.py) and keeps it for the files checked
     after it in the process; second.py gets shim from there, and helper.py's bytes must still be
     part of second.py's entry."""
-    from scopelint.analysis import interpreter
+    from scopelint.analysis import shared_modules
 
-    monkeypatch.setattr(interpreter, "_PURE_MODULES", {})
+    monkeypatch.setattr(shared_modules, "SHARED", {})
     helper = tmp_path / "helper.py"
     helper.write_text("import tensorflow.compat.v1 as tf\n\ndef block():\n"
                       "    with tf.variable_scope('block'):\n        return tf.get_variable('w', [1])\n")

@@ -58,16 +58,16 @@ def test_a_module_shared_across_files_spends_the_budget_as_its_import_would(tmp_
     next file must still see what its own imports would give it, whatever was checked before:
     restoring m3 with m4..m7 past this file's budget made `build` known (an order-dependent
     finding, seen on tensor2tensor's video tests)."""
-    from scopelint.analysis import interpreter
+    from scopelint.analysis import shared_modules
 
     write_chain(tmp_path, 8)
     (tmp_path / "f0.py").write_text("X = 1\n")
     main = "import tensorflow.compat.v1 as tf\nimport f0\nfrom m0 import build\nbuild()\nbuild()\n"
     monkeypatch.setattr(project, "MAX_IMPORTED_MODULES", 5)
-    monkeypatch.setattr(interpreter, "_PURE_MODULES", {})
+    monkeypatch.setattr(shared_modules, "SHARED", {})
     alone = analyze_source(main, str(tmp_path / "main.py"))
     assert [e for e in alone.events if e.certain and e.kind == "already_exists"] == []
-    monkeypatch.setattr(interpreter, "_PURE_MODULES", {})
+    monkeypatch.setattr(shared_modules, "SHARED", {})
     analyze_source("import tensorflow.compat.v1 as tf\nfrom m3 import build\n", str(tmp_path / "other.py"))
     after_other = analyze_source(main, str(tmp_path / "main.py"))
     assert [e for e in after_other.events if e.certain and e.kind == "already_exists"] == []

@@ -1,14 +1,15 @@
 """Project modules whose import leaves no state a file can change are shared by the files checked
-in one process (interpreter._PURE_MODULES): the modelled standard modules (`math`, `re`, `six`,
+in one process (shared_modules.SHARED): the modelled standard modules (`math`, `re`, `six`,
 `collections`, `os`) and what they make (a compiled pattern, a namedtuple class) count as
-immutable, as functions do; a dict or list at module level does not."""
+immutable, as functions do; the lists, dicts and sets a module owns are given back to each file as
+the import left them (shared_modules.py)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from scopelint.analysis import analyze_source, interpreter
+from scopelint.analysis import analyze_source, shared_modules
 
 HELPERS = '''
 import collections
@@ -31,7 +32,7 @@ MAIN = "import tensorflow.compat.v1 as tf\nfrom helpers import build\nbuild(16)\
 
 
 def _shared() -> list[str]:
-    return sorted(Path(path).name for path, _ in interpreter._PURE_MODULES)
+    return sorted(Path(path).name for path, _ in shared_modules.SHARED)
 
 
 def _duplicates(trace: object) -> list[tuple[str, int]]:
@@ -42,12 +43,13 @@ def _duplicates(trace: object) -> list[tuple[str, int]]:
 @pytest.mark.parametrize("extra, shared", [
     ("", True),
     ("Default = collections.namedtuple('Default', 'a', defaults=((1, 2),))\n", True),
-    ("Mutable = collections.namedtuple('Mutable', 'a', defaults=([],))\n", False),
-    ("CACHE = {}\n", False),
+    ("Mutable = collections.namedtuple('Mutable', 'a', defaults=([],))\n", True),
+    ("CACHE = {}\n", True),
+    ("class Config:\n    pass\n\nCONFIG = Config()\n", False),  # an instance: its state is not copied back
 ])
 def test_a_module_of_modelled_standard_objects_is_shared(extra: str, shared: bool, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(interpreter, "_PURE_MODULES", {})
+    monkeypatch.setattr(shared_modules, "SHARED", {})
     (tmp_path / "helpers.py").write_text(HELPERS + extra)
     first = analyze_source(MAIN, str(tmp_path / "main.py"))
     assert _shared() == (["helpers.py"] if shared else [])
@@ -66,7 +68,7 @@ def test_a_module_that_imports_an_unshared_one_loaded_earlier_is_not_shared(
     where mlperf_log plays logsetup)."""
     from scopelint.analysis import paths
 
-    monkeypatch.setattr(interpreter, "_PURE_MODULES", {})
+    monkeypatch.setattr(shared_modules, "SHARED", {})
     (tmp_path / "logsetup.py").write_text("import os\nLOG = os.environ.get('COMPLIANCE_FILE')\nif LOG:\n    X = 1\n")
     (tmp_path / "mid.py").write_text("import logsetup\n\ndef build():\n    return 1\n")
     later = "import tensorflow.compat.v1 as tf\nimport mid\ntf.get_variable('w', [mid.build()])\n"
@@ -76,6 +78,56 @@ def test_a_module_that_imports_an_unshared_one_loaded_earlier_is_not_shared(
 
     alone = labels(paths.analyze(later, str(tmp_path / "b.py")))
     assert alone == ["with the default flags", "when $COMPLIANCE_FILE is set"]
-    monkeypatch.setattr(interpreter, "_PURE_MODULES", {})
+    monkeypatch.setattr(shared_modules, "SHARED", {})
     paths.analyze("import tensorflow.compat.v1 as tf\nimport logsetup\nimport mid\n", str(tmp_path / "a.py"))
     assert labels(paths.analyze(later, str(tmp_path / "b.py"))) == alone
+
+
+def _variables(trace: object) -> list[tuple[str, object]]:
+    return [(v.name, v.shape) for v in trace.variables]  # type: ignore[attr-defined]
+
+
+def test_a_cache_one_file_filled_is_empty_for_the_next(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """helpers keeps the variable it made in a module-level dict: the second file must start from
+    the empty dict the import left, or its first call would return the first file's variable."""
+    monkeypatch.setattr(shared_modules, "SHARED", {})
+    (tmp_path / "helpers.py").write_text(
+        "import tensorflow.compat.v1 as tf\nCACHE = {}\n\ndef build(size):\n    if size in CACHE:\n"
+        "        return CACHE[size]\n    CACHE[size] = tf.get_variable('w', [size])\n    return CACHE[size]\n")
+    main = "import tensorflow.compat.v1 as tf\nfrom helpers import build\nbuild(3)\nbuild(3)\n"
+    first = analyze_source(main, str(tmp_path / "main.py"))
+    assert _shared() == ["helpers.py"]
+    second = analyze_source(main, str(tmp_path / "other.py"))
+    assert _variables(second) == _variables(first) == [("w", (3,))]
+    assert _duplicates(second) == _duplicates(first) == []
+
+
+@pytest.mark.parametrize("key", ["'net'", "fn.__name__"])  # an unknown key: the dict's contents are lost
+def test_a_module_that_fills_another_modules_registry_is_not_shared(
+        key: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Taking `nets` from the process would not register `net` in `registry` again."""
+    monkeypatch.setattr(shared_modules, "SHARED", {})
+    (tmp_path / "registry.py").write_text(f"MODELS = {{}}\n\ndef register(fn):\n    MODELS[{key}] = fn\n    return fn\n")
+    (tmp_path / "nets.py").write_text(
+        "import tensorflow.compat.v1 as tf\nimport registry\n\n@registry.register\ndef net():\n"
+        "    return tf.get_variable('w', [2])\n")
+    main = "import tensorflow.compat.v1 as tf\nimport registry\nimport nets\nregistry.MODELS['net']()\n"
+    first = analyze_source(main, str(tmp_path / "main.py"))
+    assert _shared() == ["registry.py"]
+    second = analyze_source(main, str(tmp_path / "other.py"))
+    assert _variables(second) == _variables(first) == ([("w", (2,))] if key == "'net'" else [])
+
+
+def test_a_module_is_run_again_when_the_file_changed_what_it_reads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`reader` counts data.FILES at import: a file that appended to the list first gets its own count."""
+    monkeypatch.setattr(shared_modules, "SHARED", {})
+    (tmp_path / "data.py").write_text("FILES = ['a']\n")
+    (tmp_path / "reader.py").write_text("from data import FILES\nCOUNT = len(FILES)\n")
+    analyze_source("import tensorflow.compat.v1 as tf\nimport reader\n", str(tmp_path / "first.py"))
+    assert _shared() == ["data.py", "reader.py"]
+    changed = ("import tensorflow.compat.v1 as tf\nimport data\ndata.FILES.append('b')\nimport reader\n"
+               "tf.get_variable('w', [reader.COUNT])\n")
+    assert _variables(analyze_source(changed, str(tmp_path / "second.py"))) == [("w", (2,))]
+    plain = "import tensorflow.compat.v1 as tf\nimport reader\ntf.get_variable('w', [reader.COUNT])\n"
+    assert _variables(analyze_source(plain, str(tmp_path / "third.py"))) == [("w", (1,))]

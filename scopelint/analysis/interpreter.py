@@ -19,7 +19,7 @@ from libcst.metadata import CodeRange
 
 from scopelint import pyparse
 from scopelint.analysis import builtins_model, generators, handlers, loop_counts, project, replay, shapes, undefined_names
-from scopelint.analysis import config_objects, device_functions, pycompat, pymath, pyre, user_layers
+from scopelint.analysis import device_functions, shared_modules, user_layers
 from scopelint.analysis import config_values as cfg
 from scopelint.analysis.positions import Positions, walk
 
@@ -827,7 +827,7 @@ class Interpreter:
         self.module_lines[key] = loaded.source.count("\n")
         self.imported_lines += self.module_lines[key]
         self.imported_modules += 1
-        cached = _PURE_MODULES.get((key, loaded.path))
+        cached = shared_modules.SHARED.get((key, loaded.path))
         if cached is not None and cached.still_valid() and self._import_as_cached(cached, key):
             return cached.value
         refusals_before, lookups_before = self.import_refusals, len(self.import_lookups)
@@ -850,35 +850,52 @@ class Interpreter:
             self.imports_running.pop()
             if self.imports_running:
                 self.imports_running[-1][1].update(reached)
-        if self._graph_footprint() == before and all(_immutable(v) for v in env.vars.values()) \
-                and not loaded.rebinds_globals:
-            # Importing it touched no graph and left only immutable values (and no function rebinds
-            # a global): later files checked in this process can reuse the result instead of
-            # interpreting the module again.
-            # Every module its import reached, loaded by it or before it (a module another file
-            # had loaded first is still part of what this import reads).
-            imported = {k: self.loaded_modules.get(k) for k in reached | {key}}
-            classes = _module_classes(env)
-            # Shared only when everything it imported is shared too (a module holding a registry
-            # dict that one file fills must not reach the next through it), and when no import of
-            # it was refused by this file's budget (another file may have budget to spare).
-            shared = {path for path, _ in _PURE_MODULES}
-            running = {k for k, _ in self.imports_running}  # reached while still loading: a cycle
-            shareable = self.import_refusals == refusals_before and not (reached & running) and all(
-                k == key or v is None or k in shared for k, v in imported.items())
-            if classes is not None and shareable:
-                _PURE_MODULES[(key, loaded.path)] = _PureModule(
-                    value, imported, project.file_stamps(imported), classes,
-                    {k: self.module_lines.get(k, 0) for k in imported}, self.import_lookups[lookups_before:])
+        if self._graph_footprint() == before and not loaded.rebinds_globals \
+                and self.import_refusals == refusals_before:
+            # Importing it touched no graph (and no function rebinds a global): later files checked
+            # in this process can take the result instead of interpreting the module again.  Not
+            # when this file's budget refused one of its imports (another file may have budget to
+            # spare).
+            self._share(key, loaded.path, value, reached, self.import_lookups[lookups_before:])
         return value
 
-    def _import_as_cached(self, cached: "_PureModule", key: str) -> bool:
+    def _share(self, key: str, path: str, value: ModuleValue, reached: set[str],
+               lookups: list[tuple[str, str, int]]) -> None:
+        """Record the import as shared, when every module it reached, loaded by it or before it,
+        is shared too, and holds just what its own import left (a module that filled another's
+        registry, or read a cache this file had filled, would not give the next file the same)."""
+        running = {k for k, _ in self.imports_running}  # reached while still loading: a cycle
+        if reached & running:
+            return
+        imported = {k: self.loaded_modules.get(k) for k in reached | {key}}
+        heaps: dict[str, shared_modules.Heap] = {}
+        for k, module in imported.items():
+            if k == key or module is None:
+                continue
+            heap = shared_modules.heap_of(module)
+            if heap is None or not heap.unchanged(self.lost):
+                return
+            heaps[k] = heap
+        foreign = set().union(*(heap.ids() for heap in heaps.values()))
+        own = shared_modules.owned_heap(list(value.env.vars.values()), foreign, self.lost)
+        if own is None:
+            return
+        heaps[key] = own
+        shared_modules.SHARED[(key, path)] = shared_modules.SharedModule(
+            key, value, imported, project.file_stamps(imported), heaps,
+            {k: self.module_lines.get(k, 0) for k in imported}, lookups)
+
+    def _import_as_cached(self, cached: shared_modules.SharedModule, key: str) -> bool:
         """Take a shared module's import as this file's own, when that is what running it would
-        give: its modules fit in what is left of the budget and none was loaded otherwise here."""
+        give: its modules fit in what is left of the budget, none was loaded otherwise here, and
+        those loaded already hold what their import left."""
         new = [k for k, v in cached.loaded.items() if k != key and v is not None and k not in self.loaded_modules]
         if any(k != key and k in self.loaded_modules and self.loaded_modules[k] is not v
                for k, v in cached.loaded.items()):
             return False
+        if any(k != key and k not in new and v is not None and not cached.heaps[k].unchanged(self.lost)
+               for k, v in cached.loaded.items()):
+            return False  # this file changed a module the import reads: running it may differ
         lines = sum(cached.lines.get(k, 0) for k in new)
         if self.imported_lines + lines >= project.MAX_IMPORTED_LINES \
                 or self.imported_modules + len(new) >= project.MAX_IMPORTED_MODULES:
@@ -891,11 +908,13 @@ class Interpreter:
             # depends on every module file the analysis read, however it got there).
             project.find_module_file(*lookup)
         self.import_lookups.extend(cached.lookups)
-        self.loaded_modules.update(dict.fromkeys(cached.files, None))
+        self.loaded_modules.update(dict.fromkeys(cached.loaded, None))
         self.loaded_modules.update(cached.loaded)
         if self.imports_running:
             self.imports_running[-1][1].update(cached.loaded)
-        cached.restore()  # class attributes as the module left them, whatever other files did
+        for k in [*new, key]:
+            # Lists, dicts and class attributes as each import left them, whatever other files did.
+            cached.heaps[k].restore()
         return True
 
     def _graph_footprint(self) -> tuple[int, ...]:
@@ -1255,6 +1274,11 @@ class Interpreter:
             elif isinstance(target.operator, (cst.Is, cst.IsNot)) and (left is None or right is None):
                 if left is UNKNOWN or right is UNKNOWN:
                     return UNKNOWN
+                outcome = op(left, right)
+            elif isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(right, dict) \
+                    and _primitive(left) and all(_primitive(key) for key in right):
+                # A dict's membership reads its keys only: a cache of variables (`if key in CACHE:
+                # return CACHE[key]`) is decided however unknowable the values it holds are.
                 outcome = op(left, right)
             elif _primitive(left) and _primitive(right):
                 try:
@@ -1778,73 +1802,6 @@ def _is_stub_body(node: cst.FunctionDef) -> bool:
             continue
         return False
     return True
-
-
-@dataclass
-class _PureModule:
-    """A project module whose import had no effect on any graph, shared across analyses."""
-
-    value: ModuleValue
-    loaded: dict[str, ModuleValue | None]  # it and the project modules it imported
-    stamps: tuple[tuple[str, int, int], ...]
-    # Its classes with their attributes right after the import: an analysis that sets a class
-    # attribute (`Model.built = True`) must not change what the next file sees.
-    classes: list[tuple[UserClass, dict[str, Any]]] = field(default_factory=list)
-    lines: dict[str, int] = field(default_factory=dict)  # of each module in `loaded` (the import budget)
-    lookups: list[tuple[str, str, int]] = field(default_factory=list)  # the module lookups its import made
-
-    def restore(self) -> None:
-        for cls, attrs in self.classes:
-            cls.attrs.clear()
-            cls.attrs.update(attrs)
-
-    @property
-    def files(self) -> list[str]:
-        return list(self.loaded)
-
-    def still_valid(self) -> bool:
-        return project.file_stamps(self.loaded) == self.stamps
-
-
-_PURE_MODULES: dict[tuple[str, str], _PureModule] = {}
-
-
-def _module_classes(env: Env) -> list[tuple[UserClass, dict[str, Any]]] | None:
-    """Snapshots of the module's classes, or None when one holds a mutable attribute (a list or
-    dict shared by all instances, a mutable default argument): such a module is not shared."""
-    snapshots = []
-    for value in env.vars.values():
-        if isinstance(value, UserClass):
-            if not all(_immutable(attr) for attr in value.attrs.values()):
-                return None
-            snapshots.append((value, dict(value.attrs)))
-            functions = [attr for attr in value.attrs.values() if isinstance(attr, UserFunction)]
-        else:
-            functions = [value] if isinstance(value, UserFunction) else []
-        if any(not _immutable(default) for function in functions for default in function.defaults.values()):
-            return None
-    return snapshots
-
-
-# The modelled standard modules and what they make hold no state a program can change (an
-# assignment to one of their attributes is dropped, as one to a module is): `import math`,
-# `PATTERN = re.compile(...)` leave a module as shareable as a function does.
-_STATELESS = (cfg.StdModule, pymath.MathModule, pyre.ReModule, pyre.PatternObject, pycompat.SixModule,
-              config_objects.CollectionsModule, config_objects.NamedTupleFactory)
-
-
-def _immutable(value: Any) -> bool:
-    if isinstance(value, (str, int, float, bool, type(None), range, frozenset)):
-        return True
-    if isinstance(value, tuple):
-        return all(_immutable(item) for item in value)
-    if isinstance(value, _STATELESS):
-        return True
-    if isinstance(value, cfg.Method):
-        return _immutable(value.owner)
-    if isinstance(value, config_objects.NamedTupleClass):
-        return _immutable(value.defaults)
-    return value is UNKNOWN or isinstance(value, (UserFunction, UserClass, ModuleValue, TFRef, Builtin))
 
 
 def _copy_contents(container: Any) -> Any:
