@@ -45,6 +45,7 @@ def _duplicates(trace: object) -> list[tuple[str, int]]:
     ("Default = collections.namedtuple('Default', 'a', defaults=((1, 2),))\n", True),
     ("Mutable = collections.namedtuple('Mutable', 'a', defaults=([],))\n", True),
     ("CACHE = {}\n", True),
+    ("def dense(x, init=tf.zeros_initializer(), reuse=tf.AUTO_REUSE):\n    return x\n", True),
     ("class Config:\n    pass\n\nCONFIG = Config()\n", False),  # an instance: its state is not copied back
 ])
 def test_a_module_of_modelled_standard_objects_is_shared(extra: str, shared: bool, tmp_path: Path,

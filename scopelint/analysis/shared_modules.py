@@ -17,13 +17,15 @@ from typing import Any, Callable
 
 from scopelint.analysis import config_objects, project, pycompat, pymath, pyre
 from scopelint.analysis import config_values as cfg
-from scopelint.analysis.values import UNKNOWN, Builtin, ModuleValue, TFRef, UserClass, UserFunction
+from scopelint.analysis.values import (UNKNOWN, Builtin, InitializerValue, ModuleValue, ReuseValue, TFRef,
+                                       UserClass, UserFunction)
 
 # The modelled standard modules and what they make hold no state a program can change (an
 # assignment to one of their attributes is dropped, as one to a module is): `import math`,
-# `PATTERN = re.compile(...)` leave a module as shareable as a function does.
+# `PATTERN = re.compile(...)` leave a module as shareable as a function does; so do the TensorFlow
+# values nothing changes once made (`bias_initializer=tf.zeros_initializer()`, `tf.AUTO_REUSE`).
 _STATELESS = (cfg.StdModule, pymath.MathModule, pyre.ReModule, pyre.PatternObject, pycompat.SixModule,
-              config_objects.CollectionsModule, config_objects.NamedTupleFactory)
+              config_objects.CollectionsModule, config_objects.NamedTupleFactory, InitializerValue, ReuseValue)
 _CONTAINERS = (list, dict, set)
 
 
