@@ -30,7 +30,6 @@ from typing import Any
 
 from scopelint.diagnostics import APPLICABILITIES, Diagnostic, Edit, Fix
 from scopelint.trace import Related, Site
-from scopelint.version import VERSION
 
 CACHE_DIR_NAME = ".scopelint_cache"
 # Bumped when the entry layout changes; old entries then sit in another folder, never misread.
@@ -66,6 +65,7 @@ def code_signature() -> str:
     """Size and mtime of every source file of scopelint and its rules: changes when scopelint does."""
     import scopelint
     import scopelint.rules
+    from scopelint.version import VERSION  # here: importlib.metadata costs a one-file check 13 ms
 
     hasher = hashlib.sha256(VERSION.encode())
     for package_file in (scopelint.__file__, scopelint.rules.__file__):

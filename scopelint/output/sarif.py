@@ -22,7 +22,6 @@ from scopelint.fingerprint import keyed_findings, fingerprint
 from scopelint.output.options import FormatOptions
 from scopelint.output.paths import cell_prefix, file_lines
 from scopelint.trace import Site
-from scopelint.version import VERSION
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -140,6 +139,8 @@ def sarif_log(run: RunResult) -> dict[str, Any]:
         _result(diagnostic, rule_index, fingerprint(key, occurrence))
         for diagnostic, key, occurrence in keyed_findings(run, os.getcwd())
     ]
+    from scopelint.version import VERSION  # importlib.metadata: only the SARIF output needs it
+
     notifications = [
         {"level": "error", "message": {"text": f"{unreadable.path}: {unreadable.error}"}}
         for unreadable in run.read_errors
