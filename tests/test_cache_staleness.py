@@ -10,6 +10,7 @@ import pytest
 import scopelint.analysis
 from scopelint import cache as cache_module
 from scopelint import cli
+from scopelint import version as version_module
 from scopelint.cache import CACHE_DIR_NAME
 from scopelint_fakes import TF_HEADER, fake_analyze_source, fake_analyzer  # noqa: F401  (fixture)
 
@@ -57,7 +58,7 @@ def test_a_new_scopelint_version_misses_the_cache(project: Path, analyses: list[
     assert codes(capsys) == ["TFS101", "TFS201"]
     analyses.clear()
     assert codes(capsys) == ["TFS101", "TFS201"] and analyses == []
-    monkeypatch.setattr(cache_module, "VERSION", "999.0.0")
+    monkeypatch.setattr(version_module, "VERSION", "999.0.0")  # read when the signature is computed
     cache_module.code_signature.cache_clear()
     try:
         assert codes(capsys) == ["TFS101", "TFS201"] and analyses == ["model.py"]
