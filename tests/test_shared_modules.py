@@ -88,17 +88,25 @@ def _variables(trace: object) -> list[tuple[str, object]]:
     return [(v.name, v.shape) for v in trace.variables]  # type: ignore[attr-defined]
 
 
+def _two_files(tmp_path: Path, modules: dict[str, str], main: str) -> tuple[object, list[str], object]:
+    """The trace of `main` checked as a first file, the modules it left shared, and its trace
+    checked again as the next file of the process."""
+    for name, text in modules.items():
+        (tmp_path / name).write_text(text)
+    first = analyze_source(main, str(tmp_path / "main.py"))
+    shared = _shared()
+    return first, shared, analyze_source(main, str(tmp_path / "other.py"))
+
+
 def test_a_cache_one_file_filled_is_empty_for_the_next(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """helpers keeps the variable it made in a module-level dict: the second file must start from
     the empty dict the import left, or its first call would return the first file's variable."""
     monkeypatch.setattr(shared_modules, "SHARED", {})
-    (tmp_path / "helpers.py").write_text(
-        "import tensorflow.compat.v1 as tf\nCACHE = {}\n\ndef build(size):\n    if size in CACHE:\n"
-        "        return CACHE[size]\n    CACHE[size] = tf.get_variable('w', [size])\n    return CACHE[size]\n")
+    helpers = ("import tensorflow.compat.v1 as tf\nCACHE = {}\n\ndef build(size):\n    if size in CACHE:\n"
+               "        return CACHE[size]\n    CACHE[size] = tf.get_variable('w', [size])\n    return CACHE[size]\n")
     main = "import tensorflow.compat.v1 as tf\nfrom helpers import build\nbuild(3)\nbuild(3)\n"
-    first = analyze_source(main, str(tmp_path / "main.py"))
-    assert _shared() == ["helpers.py"]
-    second = analyze_source(main, str(tmp_path / "other.py"))
+    first, shared, second = _two_files(tmp_path, {"helpers.py": helpers}, main)
+    assert shared == ["helpers.py"]
     assert _variables(second) == _variables(first) == [("w", (3,))]
     assert _duplicates(second) == _duplicates(first) == []
 
@@ -108,14 +116,12 @@ def test_a_module_that_fills_another_modules_registry_is_not_shared(
         key: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Taking `nets` from the process would not register `net` in `registry` again."""
     monkeypatch.setattr(shared_modules, "SHARED", {})
-    (tmp_path / "registry.py").write_text(f"MODELS = {{}}\n\ndef register(fn):\n    MODELS[{key}] = fn\n    return fn\n")
-    (tmp_path / "nets.py").write_text(
-        "import tensorflow.compat.v1 as tf\nimport registry\n\n@registry.register\ndef net():\n"
-        "    return tf.get_variable('w', [2])\n")
+    registry = f"MODELS = {{}}\n\ndef register(fn):\n    MODELS[{key}] = fn\n    return fn\n"
+    nets = ("import tensorflow.compat.v1 as tf\nimport registry\n\n@registry.register\ndef net():\n"
+            "    return tf.get_variable('w', [2])\n")
     main = "import tensorflow.compat.v1 as tf\nimport registry\nimport nets\nregistry.MODELS['net']()\n"
-    first = analyze_source(main, str(tmp_path / "main.py"))
-    assert _shared() == ["registry.py"]
-    second = analyze_source(main, str(tmp_path / "other.py"))
+    first, shared, second = _two_files(tmp_path, {"registry.py": registry, "nets.py": nets}, main)
+    assert shared == ["registry.py"]
     assert _variables(second) == _variables(first) == ([("w", (2,))] if key == "'net'" else [])
 
 
