@@ -46,7 +46,7 @@ def _duplicates(trace: object) -> list[tuple[str, int]]:
     ("Mutable = collections.namedtuple('Mutable', 'a', defaults=([],))\n", True),
     ("CACHE = {}\n", True),
     ("def dense(x, init=tf.zeros_initializer(), reuse=tf.AUTO_REUSE):\n    return x\n", True),
-    ("class Config:\n    pass\n\nCONFIG = Config()\n", False),  # an instance: its state is not copied back
+    ("class Config:\n    pass\n\nCONFIG = Config()\nREGISTER = CONFIG.__init__\n", True),
 ])
 def test_a_module_of_modelled_standard_objects_is_shared(extra: str, shared: bool, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -138,3 +138,15 @@ def test_a_module_is_run_again_when_the_file_changed_what_it_reads(
     assert _variables(analyze_source(changed, str(tmp_path / "second.py"))) == [("w", (2,))]
     plain = "import tensorflow.compat.v1 as tf\nimport reader\ntf.get_variable('w', [reader.COUNT])\n"
     assert _variables(analyze_source(plain, str(tmp_path / "third.py"))) == [("w", (1,))]
+
+
+def test_an_instance_one_file_changed_is_given_back_as_the_import_left_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`CONFIG.size = 4` in the first file must not reach the second, which reads the module's 2."""
+    monkeypatch.setattr(shared_modules, "SHARED", {})
+    config = "class Config:\n    def __init__(self):\n        self.size = 2\n\nCONFIG = Config()\n"
+    main = ("import tensorflow.compat.v1 as tf\nfrom config import CONFIG\n"
+            "tf.get_variable('w', [CONFIG.size])\nCONFIG.size = 4\n")
+    first, shared, second = _two_files(tmp_path, {"config.py": config}, main)
+    assert shared == ["config.py"]
+    assert _variables(second) == _variables(first) == [("w", (2,))]

@@ -17,8 +17,8 @@ from typing import Any, Callable
 
 from scopelint.analysis import config_objects, project, pycompat, pymath, pyre
 from scopelint.analysis import config_values as cfg
-from scopelint.analysis.values import (UNKNOWN, Builtin, InitializerValue, ModuleValue, ReuseValue, TFRef,
-                                       UserClass, UserFunction)
+from scopelint.analysis.values import (UNKNOWN, BoundMethod, Builtin, InitializerValue, Instance, ModuleValue,
+                                       ReuseValue, TFRef, UserClass, UserFunction)
 
 # The modelled standard modules and what they make hold no state a program can change (an
 # assignment to one of their attributes is dropped, as one to a module is): `import math`,
@@ -31,15 +31,19 @@ _CONTAINERS = (list, dict, set)
 
 @dataclass
 class Heap:
-    """The containers a module owns (its lists, dicts and sets, its classes' attribute dicts),
-    each with a copy of what it held right after the module's import."""
+    """The containers a module owns (its lists, dicts and sets, its classes' and instances'
+    attribute dicts), each with a copy of what it held right after the module's import, and
+    whether each instance had been handed to code the analysis does not follow."""
 
     snapshots: list[tuple[Any, Any]] = field(default_factory=list)
+    escaped: list[tuple[Instance, bool]] = field(default_factory=list)
 
     def ids(self) -> set[int]:
-        return {id(container) for container, _ in self.snapshots}
+        return {id(container) for container, _ in self.snapshots} | {id(instance) for instance, _ in self.escaped}
 
     def restore(self) -> None:
+        for instance, escaped in self.escaped:
+            instance.escaped = escaped
         for container, contents in self.snapshots:
             if isinstance(container, list):
                 container[:] = contents
@@ -50,6 +54,8 @@ class Heap:
     def unchanged(self, lost: Callable[[Any], bool]) -> bool:
         """Every container holds the very objects it held after the import, and the analysis has
         not lost track of its contents (an item set at an unknown key)."""
+        if any(instance.escaped is not escaped for instance, escaped in self.escaped):
+            return False
         for container, contents in self.snapshots:
             if lost(container):
                 return False
@@ -68,8 +74,8 @@ class Heap:
 
 def owned_heap(values: list[Any], foreign: set[int], lost: Callable[[Any], bool]) -> Heap | None:
     """The heap a module's names reach, containers in `foreign` (other modules' own) left out; None
-    when they reach a value whose state cannot be copied back (an instance, a bound method, a
-    container whose contents the analysis lost)."""
+    when they reach a value whose state cannot be copied back (a TensorFlow object, a container
+    whose contents the analysis lost)."""
     heap = Heap()
     seen: set[int] = set()
     pending = list(values)
@@ -90,6 +96,11 @@ def owned_heap(values: list[Any], foreign: set[int], lost: Callable[[Any], bool]
             pending.extend(value.items() if isinstance(value, dict) else value)
         elif isinstance(value, UserClass):
             pending.append(value.attrs)
+        elif isinstance(value, Instance):  # `REGISTRY = Registry()`, `CONFIG = Config()`
+            heap.escaped.append((value, value.escaped))
+            pending.extend([value.cls, value.attrs])
+        elif isinstance(value, BoundMethod):
+            pending.extend([value.function, value.receiver])
         elif isinstance(value, UserFunction):
             pending.extend(value.defaults.values())
         elif isinstance(value, cfg.Method):
