@@ -46,7 +46,7 @@ def _duplicates(trace: object) -> list[tuple[str, int]]:
     ("Mutable = collections.namedtuple('Mutable', 'a', defaults=([],))\n", True),
     ("CACHE = {}\n", True),
     ("def dense(x, init=tf.zeros_initializer(), reuse=tf.AUTO_REUSE):\n    return x\n", True),
-    ("class Config:\n    pass\n\nCONFIG = Config()\nREGISTER = CONFIG.__init__\n", True),
+    ("class Config:\n    def register(self, fn):\n        return fn\n\nCONFIG = Config()\nREGISTER = CONFIG.register\n", True),
 ])
 def test_a_module_of_modelled_standard_objects_is_shared(extra: str, shared: bool, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:

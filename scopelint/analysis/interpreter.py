@@ -40,6 +40,7 @@ from scopelint.analysis.values import (
     UserFunction,
     is_known,
     note_module_read,
+    replace_contents,
 )
 from scopelint.model.graph import GraphModel, ModelRaise, Where
 from scopelint.trace import Event, Related, Site, Trace
@@ -358,7 +359,7 @@ class Interpreter:
                     self.forget(current, env)
                     value = UNKNOWN
                 else:
-                    _replace_contents(current, value)
+                    replace_contents(current, value)
                     value = current
             self.assign(node.target, value, env)
         elif kind is cst.Return:
@@ -889,13 +890,17 @@ class Interpreter:
         """Take a shared module's import as this file's own, when that is what running it would
         give: its modules fit in what is left of the budget, none was loaded otherwise here, and
         those loaded already hold what their import left."""
-        new = [k for k, v in cached.loaded.items() if k != key and v is not None and k not in self.loaded_modules]
-        if any(k != key and k in self.loaded_modules and self.loaded_modules[k] is not v
-               for k, v in cached.loaded.items()):
-            return False
-        if any(k != key and k not in new and v is not None and not cached.heaps[k].unchanged(self.lost)
-               for k, v in cached.loaded.items()):
-            return False  # this file changed a module the import reads: running it may differ
+        new = []  # the modules that come with it, not loaded here yet
+        for k, v in cached.loaded.items():
+            if k == key:
+                continue
+            if k not in self.loaded_modules:
+                if v is not None:
+                    new.append(k)
+            elif self.loaded_modules[k] is not v:
+                return False  # loaded otherwise here
+            elif v is not None and not cached.heaps[k].unchanged(self.lost):
+                return False  # this file changed a module the import reads: running it may differ
         lines = sum(cached.lines.get(k, 0) for k in new)
         if self.imported_lines + lines >= project.MAX_IMPORTED_LINES \
                 or self.imported_modules + len(new) >= project.MAX_IMPORTED_MODULES:
@@ -1490,7 +1495,7 @@ class Interpreter:
         result = self._call_method(owner, name, args, kwargs, failed)
         if result is failed:
             # The analysis could not compute it (unknown arguments, or Python raised): unknown.
-            _replace_contents(owner, snapshot)
+            replace_contents(owner, snapshot)
             self.forget(owner, env)
             return UNKNOWN
         return result
@@ -1806,15 +1811,6 @@ def _is_stub_body(node: cst.FunctionDef) -> bool:
 
 def _copy_contents(container: Any) -> Any:
     return container.copy()
-
-
-def _replace_contents(container: Any, contents: Any) -> None:
-    """Make a list, dict or set hold `contents`, in place (aliases see it)."""
-    if isinstance(container, list):
-        container[:] = contents
-    else:
-        container.clear()
-        container.update(contents)
 
 
 def _known_set(items: list[Any]) -> Any:

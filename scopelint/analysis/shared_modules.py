@@ -18,7 +18,7 @@ from typing import Any, Callable
 from scopelint.analysis import config_objects, project, pycompat, pymath, pyre
 from scopelint.analysis import config_values as cfg
 from scopelint.analysis.values import (UNKNOWN, BoundMethod, Builtin, InitializerValue, Instance, ModuleValue,
-                                       ReuseValue, TFRef, UserClass, UserFunction)
+                                       ReuseValue, TFRef, UserClass, UserFunction, replace_contents)
 
 # The modelled standard modules and what they make hold no state a program can change (an
 # assignment to one of their attributes is dropped, as one to a module is): `import math`,
@@ -45,11 +45,7 @@ class Heap:
         for instance, escaped in self.escaped:
             instance.escaped = escaped
         for container, contents in self.snapshots:
-            if isinstance(container, list):
-                container[:] = contents
-            else:
-                container.clear()
-                container.update(contents)
+            replace_contents(container, contents)
 
     def unchanged(self, lost: Callable[[Any], bool]) -> bool:
         """Every container holds the very objects it held after the import, and the analysis has

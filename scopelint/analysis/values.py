@@ -241,6 +241,15 @@ class Builtin:
     name: str
 
 
+def replace_contents(container: Any, contents: Any) -> None:
+    """Make a list, dict or set hold `contents`, in place (aliases see it)."""
+    if isinstance(container, list):
+        container[:] = contents
+    else:
+        container.clear()
+        container.update(contents)
+
+
 # While replay.py records a phase: the ids of the module namespaces (an Env without a parent)
 # the phase read, so that a later run compares only those.  None the rest of the time.
 MODULE_READS: set[int] | None = None
@@ -265,7 +274,7 @@ class Env:
         env = self
         while True:
             if env.parent is None:  # the module's namespace: found here or nowhere
-                if MODULE_READS is not None:
+                if MODULE_READS is not None:  # note_module_read, inlined: this is the hottest path
                     MODULE_READS.add(id(env))
                 return env.vars[name]  # KeyError when it is not there either
             if name in env.vars:

@@ -133,14 +133,14 @@ def _fix(diagnostic: Diagnostic) -> dict[str, Any]:
 
 
 def sarif_log(run: RunResult) -> dict[str, Any]:
+    from scopelint.version import VERSION  # importlib.metadata: only the SARIF output needs it
+
     rules = known_rules()
     rule_index = {info.code: index for index, info in enumerate(rules)}
     results = [
         _result(diagnostic, rule_index, fingerprint(key, occurrence))
         for diagnostic, key, occurrence in keyed_findings(run, os.getcwd())
     ]
-    from scopelint.version import VERSION  # importlib.metadata: only the SARIF output needs it
-
     notifications = [
         {"level": "error", "message": {"text": f"{unreadable.path}: {unreadable.error}"}}
         for unreadable in run.read_errors
