@@ -8,14 +8,21 @@ Files are analysed one after another in this process, as one worker of `scopelin
 (project modules shared between them); the parse is done first and not timed, so the seconds are
 the analysis alone.  The figures say which lever is worth pulling next (issue 10): fewer or cheaper
 paths, per-call summaries for long runs, or sharing of imported modules.
+
+`--repeats` also counts the steps spent in user-function calls that repeat an earlier call of the
+same run: the same function, arguments alike in type and shape, in the same variable scope with
+the same reuse.  It is an upper bound on what per-call summaries could skip, since the key leaves
+out the heap, the name scope and the device a call sees.
 """
 from __future__ import annotations
 
 import argparse
 import time
 import tokenize
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from scopelint.analysis import analyze_source, interpreter, project
 from scopelint.engine import PREFILTER_MARKER
@@ -27,6 +34,54 @@ class FileCost:
     seconds: float
     run_steps: list[int]  # the default run first
     paths_merged: bool  # the path budget stopped the exploration
+
+
+@dataclass
+class RepeatCount:
+    """User calls that repeat an earlier one (outermost only, so nested steps count once)."""
+
+    calls: int = 0
+    steps: int = 0
+
+
+def _abstract(value: Any) -> str:
+    """What a summary could key an argument by: a literal, or a type with its shape."""
+    if isinstance(value, (int, float, str, bool, type(None))):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return f"{type(value).__name__}({','.join(_abstract(item) for item in value)})"
+    shape = getattr(value, "shape", None)
+    return type(value).__name__ + ("" if shape is None else repr(shape))
+
+
+def count_repeats(repeats: RepeatCount) -> None:
+    """Wrap the interpreter's user calls to count the repeated ones (this process only)."""
+    # Per run (one interpreter each), dropped with it: an id reused by a later run must not match.
+    seen: weakref.WeakKeyDictionary[interpreter.Interpreter, set[tuple[Any, ...]]] = weakref.WeakKeyDictionary()
+    inside_repeat = [False]
+    call_user = interpreter.Interpreter.call_user
+
+    def counting(self: interpreter.Interpreter, function: Any, args: list[Any], kwargs: dict[str, Any],
+                 *rest: Any, **options: Any) -> Any:
+        scope = self.graph.var_scope
+        key = (id(function.node), tuple(map(_abstract, args)),
+               tuple(sorted((name, _abstract(value)) for name, value in kwargs.items())),
+               getattr(scope, "name", None), str(getattr(scope, "reuse", None)))
+        calls = seen.setdefault(self, set())
+        outermost = key in calls and not inside_repeat[0]
+        calls.add(key)
+        if outermost:
+            inside_repeat[0] = True
+        start = self.total_steps
+        try:
+            return call_user(self, function, args, kwargs, *rest, **options)
+        finally:
+            if outermost:
+                inside_repeat[0] = False
+                repeats.calls += 1
+                repeats.steps += self.total_steps - start
+
+    interpreter.Interpreter.call_user = counting  # type: ignore[method-assign]
 
 
 def measure(root: Path) -> list[FileCost]:
@@ -60,7 +115,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("path", type=Path)
     parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--repeats", action="store_true", help="count steps in repeated user calls")
     args = parser.parse_args()
+    repeats = RepeatCount()
+    if args.repeats:
+        count_repeats(repeats)
     costs = measure(args.path)
     total = sum(sum(cost.run_steps) for cost in costs)
     default = sum(cost.run_steps[0] for cost in costs)
@@ -74,6 +133,9 @@ def main() -> None:
           f"({sum(c.paths_merged for c in costs)} stopped by the path budget)")
     print(f"runs of {interpreter.MAX_STEPS:,} steps or more (a run's budget, or test methods each with "
           f"their own): {len(long_runs)}, {sum(long_runs):,} steps ({sum(long_runs) / max(total, 1):.0%})")
+    if args.repeats:
+        print(f"repeated user calls: {repeats.calls:,}, {repeats.steps:,} steps "
+              f"({repeats.steps / max(total, 1):.0%}; an upper bound on what summaries could skip)")
     print(f"\n{'seconds':>8} {'runs':>5} {'steps':>10}  file (steps of the first runs)")
     for cost in sorted(costs, key=lambda c: c.seconds, reverse=True)[:args.top]:
         print(f"{cost.seconds:8.2f} {len(cost.run_steps):5} {sum(cost.run_steps):10,}  "
