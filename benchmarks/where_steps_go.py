@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import argparse
 import time
-import tokenize
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scopelint import engine
 from scopelint.analysis import analyze_source, interpreter, project
-from scopelint.engine import PREFILTER_MARKER
 
 
 @dataclass
@@ -87,13 +86,12 @@ def count_repeats(repeats: RepeatCount) -> None:
 def measure(root: Path) -> list[FileCost]:
     sources = []
     for path in sorted(root.rglob("*.py")):
-        if PREFILTER_MARKER not in path.read_bytes():
-            continue  # the engine's pre-filter: never parsed
-        try:
-            with tokenize.open(path) as handle:
-                sources.append((path, handle.read()))
-        except (SyntaxError, UnicodeDecodeError):
-            continue
+        data = path.read_bytes()
+        if engine.PREFILTER_MARKER not in data or engine.too_large(data) is not None:
+            continue  # what check never analyses
+        source, _ = engine.decode_source(data, str(path))  # as check reads it; None when it cannot
+        if source is not None:
+            sources.append((path, source))
     for _, source in sources:
         try:
             project.parse_text(source)  # parsed once, as the engine does; the analysis below reuses it

@@ -47,6 +47,10 @@ def _duplicates(trace: object) -> list[tuple[str, int]]:
     ("CACHE = {}\n", True),
     ("def dense(x, init=tf.zeros_initializer(), reuse=tf.AUTO_REUSE):\n    return x\n", True),
     ("class Config:\n    def register(self, fn):\n        return fn\n\nCONFIG = Config()\nREGISTER = CONFIG.register\n", True),
+    # Not shared: an import that reads the configuration runs again in each file (its paths), and
+    # a TensorFlow object belongs to the graph of the file that made it.
+    ("DEBUG = os.environ.get('DEBUG')\n", False),
+    ("ZERO = tf.constant(0.0)\n", False),
 ])
 def test_a_module_of_modelled_standard_objects_is_shared(extra: str, shared: bool, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -50,7 +50,7 @@ class Heap:
     def unchanged(self, lost: Callable[[Any], bool]) -> bool:
         """Every container holds the very objects it held after the import, and the analysis has
         not lost track of its contents (an item set at an unknown key)."""
-        if any(instance.escaped is not escaped for instance, escaped in self.escaped):
+        if any(instance.escaped != escaped for instance, escaped in self.escaped):
             return False
         for container, contents in self.snapshots:
             if lost(container):
