@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from scopelint.budget_notes import BudgetNote
 from scopelint.diagnostics import APPLICABILITIES, Diagnostic, Edit, Fix
 from scopelint.trace import Related, Site
 
@@ -54,6 +55,7 @@ class CachedResult:
     diagnostics: list[Diagnostic]
     source_lines: tuple[str, ...]
     cell_starts: dict[int, int] = field(default_factory=dict)  # a notebook's (engine.FileResult)
+    budget_note: BudgetNote | None = None  # engine.FileResult's
 
 
 def digest_bytes(data: bytes) -> str:
@@ -247,14 +249,15 @@ class ResultCache:
                 diagnostics=[_diagnostic_from_json(item) for item in stored["diagnostics"]],
                 source_lines=tuple(str(line) for line in stored["source_lines"]),
                 cell_starts={int(cell): int(line) for cell, line in stored.get("cell_starts", [])},
+                budget_note=None if stored.get("budget_note") is None else BudgetNote.from_json(stored["budget_note"]),
             )
-        except (ValueError, TypeError, KeyError, AttributeError):  # corrupt: drop it, analyse again
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError):  # corrupt: drop it, analyse again
             _discard(entry)
             return None
         return result if _lookups_still_hold(lookups) else None
 
     def store(self, key: str, diagnostics: Sequence[Diagnostic], source_lines: Sequence[str], lookups: Sequence[ModuleLookup],
-              cell_starts: dict[int, int] | None = None) -> None:
+              cell_starts: dict[int, int] | None = None, budget_note: BudgetNote | None = None) -> None:
         try:
             text = json.dumps({
                 "key": key,
@@ -262,6 +265,7 @@ class ResultCache:
                 "diagnostics": [_diagnostic_to_json(diagnostic) for diagnostic in diagnostics],
                 "source_lines": list(source_lines),
                 "cell_starts": sorted((cell_starts or {}).items()),
+                "budget_note": None if budget_note is None else budget_note.to_json(),
             })
         except (TypeError, ValueError):  # something in `extra` is not JSON: not cacheable
             return

@@ -19,6 +19,7 @@ from rich.text import Text
 
 from scopelint import baseline, engine, gc_tuning
 from scopelint.add_noqa import add_noqa
+from scopelint.budget_notes import describe as describe_budget_note
 from scopelint.cache import ResultCache
 from scopelint.config import Config, ConfigError, load_config, parse_override
 from scopelint.diagnostics import RuleInfo
@@ -218,6 +219,10 @@ def command_check(args: argparse.Namespace) -> int:
             print(error.details, file=sys.stderr, end="")
     if result.internal_errors and not args.verbose:
         print(f"{PROGRAM}: this is a bug in scopelint; rerun with --verbose for the traceback", file=sys.stderr)
+    if not args.quiet:
+        for checked in result.files:
+            if checked.budget_note is not None:
+                print(f"{PROGRAM}: note: {checked.path}: {describe_budget_note(checked.budget_note)}", file=sys.stderr)
 
     if not result.files and not args.quiet and not settings.force_exclude:
         # ruff's warning: `check` of a folder with no Python file (a typo, an over-wide exclude)

@@ -38,6 +38,7 @@ from scopelint.cache import CachedResult, ResultCache, recording_module_lookups
 from scopelint.diagnostics import Diagnostic, RuleInfo
 from scopelint.noqa import NoqaDirectives, apply_noqa, parse_noqa, unused_directives
 from scopelint import conditions
+from scopelint.budget_notes import BudgetNote, note_of
 from scopelint.trace import Site, Trace
 
 if TYPE_CHECKING:
@@ -154,6 +155,8 @@ class FileResult:
     source_lines: tuple[str, ...] = ()  # kept only when there are diagnostics, for the output
     # A notebook's source_lines are its concatenated cells: the line where each cell starts in them.
     cell_starts: dict[int, int] = field(default_factory=dict)
+    # Set when a run of the analysis stopped at its work budget: findings past it are missing.
+    budget_note: BudgetNote | None = None
 
 
 @dataclass
@@ -393,6 +396,7 @@ def _analyze_and_run_rules(source: str, path: str, enabled: frozenset[str], resu
         return []
     # One run of the program per explored configuration: the rules judge each run, and the same
     # finding on several runs becomes one finding with their conditions joined.
+    result.budget_note = note_of(trace)
     runs = [(run.condition, _run_rules(run, path, enabled, result)) for run in [trace, *trace.other_paths]]
     return conditions.merge(runs, trace.paths_merged)
 
@@ -484,7 +488,7 @@ def check_task(task: FileTask, settings: CheckSettings, stdin_data: bytes | None
 
             # Kept with the findings: a warm run would otherwise parse the file again for its fixes.
             fixes.precompute_fixes(result.diagnostics, task.display_path, text)
-        cache.store(key, result.diagnostics, result.source_lines, lookups, result.cell_starts)
+        cache.store(key, result.diagnostics, result.source_lines, lookups, result.cell_starts, result.budget_note)
     return result
 
 
@@ -519,7 +523,7 @@ def _cached_result(task: FileTask, settings: CheckSettings, cache: ResultCache) 
 
 def _from_cache(task: FileTask, cached: CachedResult) -> FileResult:
     return FileResult(path=task.display_path, diagnostics=cached.diagnostics, source_lines=cached.source_lines,
-                      cell_starts=cached.cell_starts)
+                      cell_starts=cached.cell_starts, budget_note=cached.budget_note)
 
 
 def _check_in_own_process(task: FileTask, settings: CheckSettings, cache: ResultCache | None, context: object) -> FileResult:

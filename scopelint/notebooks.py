@@ -177,6 +177,9 @@ def check_notebook(data: bytes, path: str, settings, check_python: Callable):
     concatenated = concatenate(document)
     result = check_python(concatenated.source.encode("utf-8"), path, settings)
     result.diagnostics = [translate(diagnostic, path, concatenated) for diagnostic in result.diagnostics]
+    note = result.budget_note
+    if note is not None and note.call_site is not None:
+        result.budget_note = replace(note, call_site=_translated(note.call_site, path, concatenated))
     if result.source_lines:
         result.cell_starts = dict(zip(concatenated.cells, concatenated.starts))
     return result

@@ -177,6 +177,16 @@ class PathCondition:
     stopped: bool = False
 
 
+@dataclass(frozen=True)
+class BudgetStop:
+    """An entry point whose run the analysis's step budget ended: what it would have found past
+    that point is missing."""
+
+    entry: str  # "" for the module's top level, else the test method's name
+    call_site: Site | None  # the outermost user call it was running (None: in top-level statements)
+    function: str | None  # the function that call runs
+
+
 @dataclass
 class Trace:
     """Everything one analysed module (or one real run) produced."""
@@ -200,6 +210,7 @@ class Trace:
     paths_merged: bool = False  # more configurations were seen than the bound lets run
     steps: int = 0  # interpretation work of this run (bounds the work of all runs)
     stopped_by_program: bool = False  # the program's own raise ended the run at its top level
+    budget_stops: list[BudgetStop] = field(default_factory=list)
 
     def final_variables(self) -> list[VariableRecord]:
         return [record for record in self.variables if record.graph == self.final_graph]

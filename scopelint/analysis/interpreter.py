@@ -43,7 +43,7 @@ from scopelint.analysis.values import (
     replace_contents,
 )
 from scopelint.model.graph import GraphModel, ModelRaise, Where
-from scopelint.trace import Event, Related, Site, Trace
+from scopelint.trace import BudgetStop, Event, Related, Site, Trace
 
 MAX_CALL_DEPTH = 24
 MAX_LOOP_ITERATIONS = 256
@@ -103,6 +103,16 @@ class _UserRaise(Exception):
 class _Budget(Exception):
     """The step budget ran out."""
 
+    def __init__(self, call: Frame | None = None) -> None:
+        super().__init__()
+        self.call = call  # the outermost user call being run, if any
+
+
+def _budget_stop(entry: str, stop: _Budget) -> BudgetStop:
+    if stop.call is None:
+        return BudgetStop(entry, None, None)
+    return BudgetStop(entry, stop.call.site, stop.call.function)
+
 
 @dataclass
 class Frame:
@@ -134,6 +144,10 @@ class Interpreter:
         self.steps = 0
         self.max_steps = MAX_STEPS
         self.stopped_by_program = False
+        # The entry points (the module's top level "", a test method's name) whose run the step
+        # budget ended, each with the call it was in at its outermost level: findings past it are
+        # missing, and the user is told so (engine.py, `budget_note`).
+        self.budget_stops: list[BudgetStop] = []
         self.max_call_depth = MAX_CALL_DEPTH
         self.total_steps = 0
         self.module: ModuleContext | None = None
@@ -191,7 +205,11 @@ class Interpreter:
         self.steps += 1
         self.total_steps += 1
         if self.steps > self.max_steps or self.total_steps > MAX_TOTAL_STEPS:
-            raise _Budget()
+            raise self._out_of_budget()
+
+    def _out_of_budget(self) -> "_Budget":
+        # Where the run was, for the note (the raise unwinds the frames before anyone can look).
+        return _Budget(self.frames[0] if self.frames else None)
 
     # ------------------------------------------------------------------ speculative execution
     def speculative(self) -> "_Speculative":
@@ -210,8 +228,9 @@ class Interpreter:
             self.stopped_by_program = True  # its own raise (a bad flag value) or a NameError: the run ends
         except (_Return, _Break, _Continue):
             pass
-        except _Budget:
+        except _Budget as stop:
             self.graph.note_unmodelled_creation()
+            self.budget_stops.append(_budget_stop("", stop))
         except RecursionError:
             self.graph.note_unmodelled_creation()
         self.final_graph = self.graphs.index(self.graph) if self.graph in self.graphs else 0
@@ -243,7 +262,9 @@ class Interpreter:
                         function = value.lookup(step)
                         if isinstance(function, UserFunction):
                             self.call_user(function, [], {}, function.node, receiver=instance)
-                except (ModelRaise, _UserRaise, _Return, _Break, _Continue, _Budget, RecursionError):
+                except _Budget as stop:
+                    self.budget_stops.append(_budget_stop(name, stop))
+                except (ModelRaise, _UserRaise, _Return, _Break, _Continue, RecursionError):
                     pass
                 finally:
                     self.graph = previous
@@ -1510,7 +1531,7 @@ class Interpreter:
                 if len(owner) + len(items) > MAX_VALUE_LENGTH:
                     # `l.extend(l)` in a loop doubles it; the list cannot be made unknown in place
                     # (clearing it would make it known and empty), so this run ends as at the budget.
-                    raise _Budget()
+                    raise self._out_of_budget()
                 owner.extend(items)
                 return None
             if name in ("insert", "pop", "remove") and not all(is_known(a) for a in args) \
@@ -2073,5 +2094,6 @@ def interpret_parsed(parsed: project.Parsed, path: str, configuration: cfg.Confi
     trace.final_graph = interp.final_graph
     trace.steps = interp.total_steps
     trace.stopped_by_program = interp.stopped_by_program
+    trace.budget_stops = list(interp.budget_stops)
     interp.tfapi.tfapi_devices.add_device_facts(interp, trace)  # setters and placements (TFS4xx)
     return trace

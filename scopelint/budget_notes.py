@@ -1,0 +1,79 @@
+"""What the user is told when the analysis of a file ran out of its work budget.
+
+The interpreter bounds each run of a program (analysis/interpreter.py: MAX_STEPS per entry point,
+MAX_TOTAL_STEPS per module), so that no file stalls a check.  A run that reaches the bound ends
+there, and whatever the program does past that point goes unanalysed: "All checks passed!" for
+such a file would claim more than was checked (openai/pixel-cnn's train.py builds its model 25
+times with the default 8 GPUs, and its runs stop inside the second tower).  `check` prints the
+note on stderr, as it does for files it could not read, and the exit code stays the findings':
+the program is not at fault.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from scopelint.trace import Site, Trace
+
+# Test methods named in the note; the rest are counted.
+_NAMED_METHODS = 3
+
+
+@dataclass(frozen=True)
+class BudgetNote:
+    runs: int  # the configurations explored (1 when the program reads none)
+    stopped_runs: int  # those whose top level the budget ended
+    default_stopped: bool  # the default configuration among them
+    call_site: Site | None  # the call the first of them was in, at its outermost level
+    function: str | None  # the function that call runs
+    test_methods: tuple[str, ...] = ()  # test methods the budget ended, in any configuration
+
+    def to_json(self) -> dict[str, Any]:
+        site = self.call_site
+        return {"runs": self.runs, "stopped_runs": self.stopped_runs, "default_stopped": self.default_stopped,
+                "call_site": None if site is None else [site.path, site.line, site.column, site.end_line, site.end_column,
+                                                         site.cell],
+                "function": self.function, "test_methods": list(self.test_methods)}
+
+    @staticmethod
+    def from_json(stored: dict[str, Any]) -> "BudgetNote":
+        site = stored["call_site"]
+        return BudgetNote(
+            int(stored["runs"]), int(stored["stopped_runs"]), bool(stored["default_stopped"]),
+            None if site is None else Site(str(site[0]), *map(int, site[1:5]), cell=site[5]),
+            stored["function"], tuple(str(name) for name in stored["test_methods"]))
+
+
+def note_of(trace: Trace) -> BudgetNote | None:
+    """The note for a file's analysis (its default run and the other configurations explored), or
+    None when no run reached the budget."""
+    runs = [trace, *trace.other_paths]
+    stopped = [run for run in runs if any(stop.entry == "" for stop in run.budget_stops)]
+    methods = sorted({stop.entry for run in runs for stop in run.budget_stops if stop.entry})
+    if not stopped and not methods:
+        return None
+    first = next((stop for run in stopped for stop in run.budget_stops if stop.entry == ""), None)
+    return BudgetNote(len(runs), len(stopped), trace in stopped, first.call_site if first else None,
+                      first.function if first else None, tuple(methods))
+
+
+def describe(note: BudgetNote) -> str:
+    parts = []
+    if note.stopped_runs:
+        text = "the analysis stopped at its work budget"
+        if note.call_site is not None and note.function is not None:
+            place = f"cell {note.call_site.cell}, line {note.call_site.line}" if note.call_site.cell is not None \
+                else f"line {note.call_site.line}"
+            text += f" inside `{note.function}`, called at {place}"
+        if note.runs > 1:
+            which = "the default flags among them" if note.default_stopped else "not the default flags"
+            text += f", in {note.stopped_runs} of the {note.runs} configurations explored ({which})"
+        parts.append(text + "; what the program does after that point is not checked")
+    if note.test_methods:
+        named = ", ".join(note.test_methods[:_NAMED_METHODS])
+        more = len(note.test_methods) - _NAMED_METHODS
+        count = f"{len(note.test_methods)} test method{'s' if len(note.test_methods) != 1 else ''}"
+        parts.append(f"the analysis stopped at its work budget in {count} ({named}"
+                     f"{f' and {more} more' if more > 0 else ''}); the rest of {'each' if len(note.test_methods) > 1 else 'it'} "
+                     "is not checked")
+    return "; ".join(parts)

@@ -1,0 +1,108 @@
+"""A file whose analysis ran out of its work budget is never passed as clean in silence: `check`
+says on stderr where the runs stopped and in which configurations (scopelint/budget_notes.py).
+
+The budget is lowered here so that each program reaches it in a few thousand steps instead of
+60,000; a program that ends within it gets no note.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from scopelint import cli
+from scopelint.analysis import analyze_source, interpreter
+from scopelint.budget_notes import BudgetNote, describe, note_of
+from scopelint.trace import BudgetStop, Site
+
+H = "import tensorflow.compat.v1 as tf\n"
+# Each call builds the same layer again under reuse: a few steps, many times.
+BUILDER = H + """
+def build(x):
+    with tf.variable_scope('net', reuse=tf.AUTO_REUSE):
+        w = tf.get_variable('w', [4, 4])
+        return tf.matmul(x, w)
+
+x = tf.placeholder(tf.float32, [2, 4])
+"""
+# 40,000 calls of `build` (a loop longer than MAX_LOOP_ITERATIONS would run once, as unknown).
+LONG_LOOP = "for step in range(200):\n    for layer in range(200):\n        y = build(x)\n"
+
+
+@pytest.fixture(autouse=True)
+def small_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(interpreter, "MAX_STEPS", 3_000)
+
+
+def test_a_run_stopped_inside_a_call_names_the_call() -> None:
+    source = BUILDER + LONG_LOOP
+    trace = analyze_source(source, "model.py")
+    call_line = source.splitlines().index("        y = build(x)") + 1
+    assert [(stop.entry, stop.function, stop.call_site.line if stop.call_site else None)
+            for stop in trace.budget_stops] == [("", "build", call_line)]
+    assert describe(note_of(trace)) == (
+        f"the analysis stopped at its work budget inside `build`, called at line {call_line}; what "
+        "the program does after that point is not checked")
+
+
+def test_a_run_stopped_in_top_level_statements_has_no_call() -> None:
+    trace = analyze_source(H + "total = 0\nfor step in range(200):\n    for inner in range(200):\n        total = total + inner\n", "loop.py")
+    assert trace.budget_stops == [BudgetStop("", None, None)]
+    assert describe(note_of(trace)).startswith("the analysis stopped at its work budget; what the program")
+
+
+def test_a_program_within_the_budget_gets_no_note() -> None:
+    trace = analyze_source(BUILDER + "for step in range(3):\n    y = build(x)\n", "model.py")
+    assert trace.budget_stops == [] and note_of(trace) is None
+
+
+def test_the_note_says_in_which_configurations_the_runs_stopped() -> None:
+    source = BUILDER + """import argparse
+parser = argparse.ArgumentParser()
+parser.add_argument('--towers', type=int, default=1)
+args = parser.parse_args()
+for tower in range(200 if args.towers != 1 else 1):
+    for layer in range(200):
+        y = build(x)
+"""
+    note = note_of(analyze_source(source, "towers.py"))
+    assert note is not None and note.runs == 3 and note.stopped_runs == 2 and not note.default_stopped
+    assert "in 2 of the 3 configurations explored (not the default flags)" in describe(note)
+
+
+def test_test_methods_the_budget_ended_are_named() -> None:
+    source = BUILDER + """
+class ModelTest(tf.test.TestCase):
+    def testShort(self):
+        build(x)
+
+    def testLong(self):
+        for step in range(200):
+            for layer in range(200):
+                build(x)
+"""
+    note = note_of(analyze_source(source, "model_test.py"))
+    assert note is not None and note.stopped_runs == 0 and note.test_methods == ("testLong",)
+    assert describe(note) == ("the analysis stopped at its work budget in 1 test method (testLong); the "
+                              "rest of it is not checked")
+
+
+def test_the_note_survives_the_results_cache() -> None:
+    note = BudgetNote(11, 8, True, Site("train.py", 119, 15, 119, 60), "model_spec", ("testA",))
+    assert BudgetNote.from_json(json.loads(json.dumps(note.to_json()))) == note
+
+
+def test_check_prints_the_note_on_stderr_and_keeps_the_exit_code(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    program = tmp_path / "train.py"
+    program.write_text(BUILDER + LONG_LOOP)
+    monkeypatch.chdir(tmp_path)
+    for attempt in ("cold", "from the cache"):
+        assert cli.main(["check", "--jobs", "1", "--isolated", str(program)]) == 0, attempt
+        captured = capsys.readouterr()
+        assert "All checks passed!" in captured.out
+        assert captured.err.count("scopelint: note: ") == 1, attempt
+        assert "train.py: the analysis stopped at its work budget inside `build`" in captured.err
+    assert cli.main(["check", "--jobs", "1", "--isolated", "-q", str(program)]) == 0
+    assert "note:" not in capsys.readouterr().err
