@@ -13,18 +13,28 @@ paths, per-call summaries for long runs, or sharing of imported modules.
 same run: the same function, arguments alike in type and shape, in the same variable scope with
 the same reuse.  It is an upper bound on what per-call summaries could skip, since the key leaves
 out the heap, the name scope and the device a call sees.
+
+`--effect-free` counts the steps a summary could skip exactly, as far as a check after the fact can
+tell: calls that repeat an earlier call of the run by value (the arguments, the function's defaults
+and the arguments an arg_scope adds, walked deeply; the name scope, variable scope, device stack and
+error state it starts in) where the earlier call changed nothing but op names and name-scope counts
+(the graph's other counters unchanged, the state its arguments reach unchanged) and returned plain
+values (numbers, strings, tuples, tensors).  A repeat whose result differs from the recorded one is
+counted apart: the key or the effect check missed some state the call depends on.
 """
 from __future__ import annotations
 
 import argparse
 import time
 import weakref
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from scopelint import engine
 from scopelint.analysis import analyze_source, interpreter, project
+from scopelint.analysis.values import UNKNOWN, Instance, Tensor
 
 
 @dataclass
@@ -83,6 +93,112 @@ def count_repeats(repeats: RepeatCount) -> None:
     interpreter.Interpreter.call_user = counting  # type: ignore[method-assign]
 
 
+@dataclass
+class EffectFreeCount:
+    hits: int = 0
+    mismatches: int = 0
+    intervals: list[tuple[int, int, int]] = field(default_factory=list)  # (run, first step, last step)
+    mismatched: Counter[str] = field(default_factory=Counter)
+
+    def steps(self) -> int:
+        """Steps inside the repeats, nested repeats counted once."""
+        covered, reached = 0, {}
+        for run, first, last in sorted(self.intervals):
+            start = max(first, reached.get(run, first))
+            covered += max(last - start, 0)
+            reached[run] = max(reached.get(run, first), last)
+        return covered
+
+
+_WALK_LIMIT = 400  # tokens of a key; a larger argument is not keyed
+
+
+def _by_value(value: Any, out: list[Any], seen: dict[int, int]) -> None:
+    if len(out) > _WALK_LIMIT:
+        raise OverflowError
+    kind = type(value)
+    if kind in (int, float, str, bool, type(None)) or value is UNKNOWN:
+        out.append((kind, value))
+    elif kind is Tensor:
+        out.append((kind, tuple(value.shape) if isinstance(value.shape, list) else value.shape, value.dtype,
+                    value.deps))
+    elif id(value) in seen:
+        out.append(("again", seen[id(value)]))  # shared structure and cycles
+    else:
+        seen[id(value)] = len(seen)
+        if kind in (tuple, list):
+            out.append((kind, len(value)))
+            for item in value:
+                _by_value(item, out, seen)
+        elif kind is dict:
+            out.append((kind, len(value)))
+            for key, item in value.items():
+                _by_value(key, out, seen)
+                _by_value(item, out, seen)
+        elif kind is Instance:
+            out.append((kind, id(value.cls), value.escaped))
+            _by_value(value.attrs, out, seen)
+        else:
+            out.append(("object", id(value)))  # functions, classes, modules, TensorFlow objects
+
+
+def _key(value: Any) -> tuple[Any, ...]:
+    out: list[Any] = []
+    _by_value(value, out, {})
+    return tuple(out)
+
+
+def _plain(value: Any) -> bool:
+    kind = type(value)
+    if kind is tuple:
+        return all(_plain(item) for item in value)
+    return kind in (int, float, str, bool, type(None), Tensor) or value is UNKNOWN
+
+
+def count_effect_free(count: EffectFreeCount) -> None:
+    """Wrap the interpreter's user calls to count the effect-free repeats (this process only)."""
+    recorded: weakref.WeakKeyDictionary[interpreter.Interpreter, dict[Any, Any]] = weakref.WeakKeyDictionary()
+    call_user = interpreter.Interpreter.call_user
+
+    def footprint(interp: interpreter.Interpreter) -> tuple[int, ...]:
+        whole = interp._graph_footprint()
+        return whole[:3] + whole[5:]  # without op names and scope counts, which a summary replays
+
+    def counting(self: interpreter.Interpreter, function: Any, args: list[Any], kwargs: dict[str, Any],
+                 *rest: Any, **options: Any) -> Any:
+        if self.graph.speculative:
+            return call_user(self, function, args, kwargs, *rest, **options)
+        receiver = rest[1] if len(rest) > 1 else options.get("receiver")
+        inputs = (receiver, args, kwargs, function.defaults, self.tfapi.tfapi_slim.user_function_defaults(self, function))
+        try:
+            before = _key(inputs)
+        except OverflowError:
+            return call_user(self, function, args, kwargs, *rest, **options)
+        graph = self.graph
+        key = (id(function.node), id(function.closure), before, id(graph), graph.name_stack, id(graph.var_scope),
+               tuple(map(id, graph.devices.entries)) if graph.devices is not None else None, graph.catching,
+               graph.after_error)
+        start, effects = self.total_steps, footprint(self)
+        result = call_user(self, function, args, kwargs, *rest, **options)
+        try:
+            unchanged = _key(inputs) == before
+        except OverflowError:
+            unchanged = False
+        if unchanged and footprint(self) == effects and _plain(result):
+            calls = recorded.setdefault(self, {})
+            if key in calls:
+                count.hits += 1
+                count.intervals.append((id(self), start, self.total_steps))
+                if _key(calls[key]) != _key(result):
+                    count.mismatches += 1
+                    count.mismatched[function.name] += 1
+            else:
+                calls[key] = result
+        return result
+
+    interpreter.Interpreter.call_user = counting  # type: ignore[method-assign]
+
+
 def measure(root: Path) -> list[FileCost]:
     sources = []
     for path in sorted(root.rglob("*.py")):
@@ -114,10 +230,15 @@ def main() -> None:
     parser.add_argument("path", type=Path)
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--repeats", action="store_true", help="count steps in repeated user calls")
+    parser.add_argument("--effect-free", action="store_true",
+                        help="count steps in repeats of effect-free calls, by value (slow)")
     args = parser.parse_args()
     repeats = RepeatCount()
     if args.repeats:
         count_repeats(repeats)
+    effect_free = EffectFreeCount()
+    if args.effect_free:
+        count_effect_free(effect_free)
     costs = measure(args.path)
     total = sum(sum(cost.run_steps) for cost in costs)
     default = sum(cost.run_steps[0] for cost in costs)
@@ -134,6 +255,11 @@ def main() -> None:
     if args.repeats:
         print(f"repeated user calls: {repeats.calls:,}, {repeats.steps:,} steps "
               f"({repeats.steps / max(total, 1):.0%}; an upper bound on what summaries could skip)")
+    if args.effect_free:
+        skipped = effect_free.steps()
+        print(f"effect-free repeats: {effect_free.hits:,} calls, {skipped:,} steps ({skipped / max(total, 1):.0%}); "
+              f"{effect_free.mismatches} with another result than the recorded one "
+              f"{dict(effect_free.mismatched.most_common(5))}")
     print(f"\n{'seconds':>8} {'runs':>5} {'steps':>10}  file (steps of the first runs)")
     for cost in sorted(costs, key=lambda c: c.seconds, reverse=True)[:args.top]:
         print(f"{cost.seconds:8.2f} {len(cost.run_steps):5} {sum(cost.run_steps):10,}  "

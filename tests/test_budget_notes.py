@@ -106,3 +106,35 @@ def test_check_prints_the_note_on_stderr_and_keeps_the_exit_code(
         assert "train.py: the analysis stopped at its work budget inside `build`" in captured.err
     assert cli.main(["check", "--jobs", "1", "--isolated", "-q", str(program)]) == 0
     assert "note:" not in capsys.readouterr().err
+
+
+def test_sarif_carries_the_note_as_a_notification_of_a_successful_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    program = tmp_path / "train.py"
+    program.write_text(BUILDER + LONG_LOOP)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--jobs", "1", "--isolated", "--no-cache", "--output-format", "sarif", "train.py"]) == 0
+    invocation = json.loads(capsys.readouterr().out)["runs"][0]["invocations"][0]
+    assert invocation["executionSuccessful"] is True
+    [notification] = invocation["toolExecutionNotifications"]
+    assert notification["level"] == "note"
+    assert notification["message"]["text"].startswith("train.py: the analysis stopped at its work budget inside `build`")
+    location = notification["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "train.py"
+    assert location["region"]["startLine"] == BUILDER.count("\n") + 3
+
+
+def test_in_a_notebook_the_call_is_placed_at_its_cell_and_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def cell(source: str) -> dict:
+        return {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+                "source": source.splitlines(keepends=True)}
+
+    notebook = {"cells": [cell(BUILDER), cell("# the training loop\n" + LONG_LOOP)], "nbformat": 4,
+                "nbformat_minor": 5, "metadata": {"kernelspec": {"name": "k", "language": "python", "display_name": "K"},
+                                                  "language_info": {"name": "python"}}}
+    (tmp_path / "train.ipynb").write_text(json.dumps(notebook))
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--jobs", "1", "--isolated", "--no-cache", "train.ipynb"]) == 0
+    assert "train.ipynb: the analysis stopped at its work budget inside `build`, called at cell 2, line 4;" \
+        in capsys.readouterr().err

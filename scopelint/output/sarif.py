@@ -6,7 +6,8 @@
   is relative to the current directory with `uriBaseId` `%SRCROOT%` (absolute `file://` URIs for
   files outside it), a 1-based region whose `endColumn` is exclusive as SARIF defines it, related
   locations for the notes, and `partialFingerprints` that survive lines moving (see fingerprint.py).
-- `invocations`: whether the run succeeded, with scopelint's own failures as notifications.
+- `invocations`: whether the run succeeded, with scopelint's own failures as notifications, and a
+  note for each file whose analysis stopped at its work budget (budget_notes.py).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from scopelint.budget_notes import BudgetNote, describe
 from scopelint.diagnostics import Diagnostic, RuleInfo
 from scopelint.engine import STDIN_PATH, RunResult, known_rules
 from scopelint.fingerprint import keyed_findings, fingerprint
@@ -78,6 +80,12 @@ def _physical_location(site: Site) -> dict[str, Any]:
             "endColumn": max(end_column, 1),
         },
     }
+
+
+def _budget_notification(path: str, note: BudgetNote) -> dict[str, Any]:
+    location = _physical_location(note.call_site) if note.call_site is not None \
+        else {"artifactLocation": _artifact_location(path)}
+    return {"level": "note", "message": {"text": f"{path}: {describe(note)}"}, "locations": [{"physicalLocation": location}]}
 
 
 def _result(diagnostic: Diagnostic, rule_index: dict[str, int], fingerprint_value: str) -> dict[str, Any]:
@@ -148,6 +156,9 @@ def sarif_log(run: RunResult) -> dict[str, Any]:
         {"level": "error", "message": {"text": f"internal error on {error.path}: {error.message}"}}
         for error in run.internal_errors
     ]
+    # Files whose analysis ran out of its work budget: the run succeeded, but checked less there.
+    notes = [_budget_notification(result.path, result.budget_note) for result in run.files
+             if result.budget_note is not None]
     return {
         "$schema": SARIF_SCHEMA_URI,
         "version": "2.1.0",
@@ -165,7 +176,7 @@ def sarif_log(run: RunResult) -> dict[str, Any]:
                 "originalUriBaseIds": {SRCROOT: {"uri": Path(os.getcwd()).as_uri() + "/"}},
                 "columnKind": "unicodeCodePoints",
                 "invocations": [
-                    {"executionSuccessful": not notifications, "toolExecutionNotifications": notifications}
+                    {"executionSuccessful": not notifications, "toolExecutionNotifications": notifications + notes}
                 ],
                 "results": results,
             }
