@@ -24,7 +24,7 @@ class BudgetNote:
     runs: int  # the configurations explored (1 when the program reads none)
     stopped_runs: int  # those whose top level the budget ended
     default_stopped: bool  # the default configuration among them
-    call_site: Site | None  # the call the first of them was in, at its outermost level
+    call_site: Site | None  # the call the first of them was in (the innermost made from this file)
     function: str | None  # the function that call runs
     test_methods: tuple[str, ...] = ()  # test methods the budget ended, in any configuration
 
@@ -65,7 +65,9 @@ def describe(note: BudgetNote) -> str:
             place = f"cell {note.call_site.cell}, line {note.call_site.line}" if note.call_site.cell is not None \
                 else f"line {note.call_site.line}"
             text += f" inside `{note.function}`, called at {place}"
-        if note.runs > 1:
+        if note.runs > 1 and note.stopped_runs == note.runs:
+            text += f", in all {note.runs} configurations explored"
+        elif note.runs > 1:
             which = "the default flags among them" if note.default_stopped else "not the default flags"
             text += f", in {note.stopped_runs} of the {note.runs} configurations explored ({which})"
         parts.append(text + "; what the program does after that point is not checked")

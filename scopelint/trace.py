@@ -183,7 +183,7 @@ class BudgetStop:
     that point is missing."""
 
     entry: str  # "" for the module's top level, else the test method's name
-    call_site: Site | None  # the outermost user call it was running (None: in top-level statements)
+    call_site: Site | None  # the innermost user call from the analysed file it was running (None: none)
     function: str | None  # the function that call runs
 
 

@@ -138,3 +138,27 @@ def test_in_a_notebook_the_call_is_placed_at_its_cell_and_line(
     assert cli.main(["check", "--jobs", "1", "--isolated", "--no-cache", "train.ipynb"]) == 0
     assert "train.ipynb: the analysis stopped at its work budget inside `build`, called at cell 2, line 4;" \
         in capsys.readouterr().err
+
+
+def test_the_call_named_is_the_innermost_one_made_from_the_file() -> None:
+    # tf.app.run(main): every run is inside `main`; the note names the call within it that ran out.
+    source = BUILDER + """
+def train():
+    for step in range(200):
+        for layer in range(200):
+            y = build(x)
+
+def main(_):
+    train()
+
+tf.app.run(main)
+"""
+    trace = analyze_source(source, "train.py")
+    line = source.splitlines().index("            y = build(x)") + 1
+    assert [(stop.function, stop.call_site.line) for stop in trace.budget_stops] == [("build", line)]
+
+
+def test_a_stop_in_every_configuration_says_all() -> None:
+    note = BudgetNote(8, 8, True, Site("query.py", 83, 5, 83, 20), "problem")
+    assert describe(note) == ("the analysis stopped at its work budget inside `problem`, called at line 83, in all 8 "
+                              "configurations explored; what the program does after that point is not checked")

@@ -105,7 +105,7 @@ class _Budget(Exception):
 
     def __init__(self, call: Frame | None = None) -> None:
         super().__init__()
-        self.call = call  # the outermost user call being run, if any
+        self.call = call  # the user call being run (see Interpreter._out_of_budget), if any
 
 
 def _budget_stop(entry: str, stop: _Budget) -> BudgetStop:
@@ -145,8 +145,8 @@ class Interpreter:
         self.max_steps = MAX_STEPS
         self.stopped_by_program = False
         # The entry points (the module's top level "", a test method's name) whose run the step
-        # budget ended, each with the call it was in at its outermost level: findings past it are
-        # missing, and the user is told so (engine.py, `budget_note`).
+        # budget ended, each with the call it was in: findings past it are missing, and the user is
+        # told so (scopelint/budget_notes.py).
         self.budget_stops: list[BudgetStop] = []
         self.max_call_depth = MAX_CALL_DEPTH
         self.total_steps = 0
@@ -208,8 +208,10 @@ class Interpreter:
             raise self._out_of_budget()
 
     def _out_of_budget(self) -> "_Budget":
-        # Where the run was, for the note (the raise unwinds the frames before anyone can look).
-        return _Budget(self.frames[0] if self.frames else None)
+        """Where the run was, for the note (the raise unwinds the frames before anyone can look):
+        the innermost call made from the analysed file, since the outermost one is often `main`."""
+        in_file = [frame for frame in self.frames if frame.site.path == self.path]
+        return _Budget(in_file[-1] if in_file else self.frames[0] if self.frames else None)
 
     # ------------------------------------------------------------------ speculative execution
     def speculative(self) -> "_Speculative":
