@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from scopelint import engine
-from scopelint.analysis import analyze_source, interpreter, project
-from scopelint.analysis.values import UNKNOWN, Instance, Tensor
+from scopelint.analysis import analyze_source, interpreter, project, replay
+from scopelint.analysis.values import UNKNOWN, Tensor
 
 
 @dataclass
@@ -110,42 +110,14 @@ class EffectFreeCount:
         return covered
 
 
-_WALK_LIMIT = 400  # tokens of a key; a larger argument is not keyed
-
-
-def _by_value(value: Any, out: list[Any], seen: dict[int, int]) -> None:
-    if len(out) > _WALK_LIMIT:
-        raise OverflowError
-    kind = type(value)
-    if kind in (int, float, str, bool, type(None)) or value is UNKNOWN:
-        out.append((kind, value))
-    elif kind is Tensor:
-        out.append((kind, tuple(value.shape) if isinstance(value.shape, list) else value.shape, value.dtype,
-                    value.deps))
-    elif id(value) in seen:
-        out.append(("again", seen[id(value)]))  # shared structure and cycles
-    else:
-        seen[id(value)] = len(seen)
-        if kind in (tuple, list):
-            out.append((kind, len(value)))
-            for item in value:
-                _by_value(item, out, seen)
-        elif kind is dict:
-            out.append((kind, len(value)))
-            for key, item in value.items():
-                _by_value(key, out, seen)
-                _by_value(item, out, seen)
-        elif kind is Instance:
-            out.append((kind, id(value.cls), value.escaped))
-            _by_value(value.attrs, out, seen)
-        else:
-            out.append(("object", id(value)))  # functions, classes, modules, TensorFlow objects
-
-
-def _key(value: Any) -> tuple[Any, ...]:
-    out: list[Any] = []
-    _by_value(value, out, {})
-    return tuple(out)
+def _key(interp: interpreter.Interpreter, value: Any, keep: list[Any]) -> tuple[Any, ...]:
+    """`value` spelt by value, as replay.py compares the state of a phase (module namespaces by
+    name: what a call reads of them is not in the key, so a repeat that depends on it shows up as
+    another result)."""
+    namespaces = {id(module.env): key for key, module in interp.loaded_modules.items() if module is not None}
+    if interp.module is not None:
+        namespaces[id(interp.module.env)] = interp.module.path
+    return tuple(replay._Walker(interp, namespaces, keep).walk(value, {}, {}))
 
 
 def _plain(value: Any) -> bool:
@@ -170,9 +142,11 @@ def count_effect_free(count: EffectFreeCount) -> None:
             return call_user(self, function, args, kwargs, *rest, **options)
         receiver = rest[1] if len(rest) > 1 else options.get("receiver")
         inputs = (receiver, args, kwargs, function.defaults, self.tfapi.tfapi_slim.user_function_defaults(self, function))
+        keep: list[Any] = []  # what the keys spell by id stays alive, so ids are not reused
         try:
-            before = _key(inputs)
-        except OverflowError:
+            before = _key(self, inputs, keep)
+            hash(before)
+        except TypeError:  # a token that cannot be hashed: this call is not counted
             return call_user(self, function, args, kwargs, *rest, **options)
         graph = self.graph
         key = (id(function.node), id(function.closure), before, id(graph), graph.name_stack, id(graph.var_scope),
@@ -180,20 +154,16 @@ def count_effect_free(count: EffectFreeCount) -> None:
                graph.after_error)
         start, effects = self.total_steps, footprint(self)
         result = call_user(self, function, args, kwargs, *rest, **options)
-        try:
-            unchanged = _key(inputs) == before
-        except OverflowError:
-            unchanged = False
-        if unchanged and footprint(self) == effects and _plain(result):
+        if _key(self, inputs, keep) == before and footprint(self) == effects and _plain(result):
             calls = recorded.setdefault(self, {})
             if key in calls:
                 count.hits += 1
                 count.intervals.append((id(self), start, self.total_steps))
-                if _key(calls[key]) != _key(result):
+                if _key(self, calls[key][0], keep) != _key(self, result, keep):
                     count.mismatches += 1
                     count.mismatched[function.name] += 1
             else:
-                calls[key] = result
+                calls[key] = (result, keep)
         return result
 
     interpreter.Interpreter.call_user = counting  # type: ignore[method-assign]

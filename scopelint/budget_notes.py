@@ -11,8 +11,6 @@ the program is not at fault.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
 from scopelint.trace import Site, Trace
 
 # Test methods named in the note; the rest are counted.
@@ -28,32 +26,18 @@ class BudgetNote:
     function: str | None  # the function that call runs
     test_methods: tuple[str, ...] = ()  # test methods the budget ended, in any configuration
 
-    def to_json(self) -> dict[str, Any]:
-        site = self.call_site
-        return {"runs": self.runs, "stopped_runs": self.stopped_runs, "default_stopped": self.default_stopped,
-                "call_site": None if site is None else [site.path, site.line, site.column, site.end_line, site.end_column,
-                                                         site.cell],
-                "function": self.function, "test_methods": list(self.test_methods)}
-
-    @staticmethod
-    def from_json(stored: dict[str, Any]) -> "BudgetNote":
-        site = stored["call_site"]
-        return BudgetNote(
-            int(stored["runs"]), int(stored["stopped_runs"]), bool(stored["default_stopped"]),
-            None if site is None else Site(str(site[0]), *map(int, site[1:5]), cell=site[5]),
-            stored["function"], tuple(str(name) for name in stored["test_methods"]))
-
 
 def note_of(trace: Trace) -> BudgetNote | None:
     """The note for a file's analysis (its default run and the other configurations explored), or
     None when no run reached the budget."""
     runs = [trace, *trace.other_paths]
-    stopped = [run for run in runs if any(stop.entry == "" for stop in run.budget_stops)]
+    top_level = [[stop for stop in run.budget_stops if not stop.entry] for run in runs]
     methods = sorted({stop.entry for run in runs for stop in run.budget_stops if stop.entry})
+    stopped = [stops[0] for stops in top_level if stops]
     if not stopped and not methods:
         return None
-    first = next((stop for run in stopped for stop in run.budget_stops if stop.entry == ""), None)
-    return BudgetNote(len(runs), len(stopped), trace in stopped, first.call_site if first else None,
+    first = stopped[0] if stopped else None
+    return BudgetNote(len(runs), len(stopped), bool(top_level[0]), first.call_site if first else None,
                       first.function if first else None, tuple(methods))
 
 
@@ -72,10 +56,12 @@ def describe(note: BudgetNote) -> str:
             text += f", in {note.stopped_runs} of the {note.runs} configurations explored ({which})"
         parts.append(text + "; what the program does after that point is not checked")
     if note.test_methods:
-        named = ", ".join(note.test_methods[:_NAMED_METHODS])
-        more = len(note.test_methods) - _NAMED_METHODS
-        count = f"{len(note.test_methods)} test method{'s' if len(note.test_methods) != 1 else ''}"
-        parts.append(f"the analysis stopped at its work budget in {count} ({named}"
-                     f"{f' and {more} more' if more > 0 else ''}); the rest of {'each' if len(note.test_methods) > 1 else 'it'} "
-                     "is not checked")
+        methods = note.test_methods
+        named = ", ".join(methods[:_NAMED_METHODS]) + (f" and {len(methods) - _NAMED_METHODS} more"
+                                                         if len(methods) > _NAMED_METHODS else "")
+        if len(methods) == 1:
+            parts.append(f"the analysis stopped at its work budget in 1 test method ({named}); the rest of it is not checked")
+        else:
+            parts.append(f"the analysis stopped at its work budget in {len(methods)} test methods ({named}); the rest "
+                         "of each is not checked")
     return "; ".join(parts)

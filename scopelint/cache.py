@@ -18,6 +18,7 @@ use, else the working directory), one JSON file per (file, settings) key:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -162,6 +163,24 @@ def _site_from_json(value: list[Any]) -> Site:
                 int(cell[0]) if cell and cell[0] is not None else None)
 
 
+def _budget_note_to_json(note: BudgetNote | None) -> dict[str, Any] | None:
+    if note is None:
+        return None
+    stored = dataclasses.asdict(note)  # call_site becomes a dict: stored as the other sites are
+    stored["call_site"] = None if note.call_site is None else _site_to_json(note.call_site)
+    stored["test_methods"] = list(note.test_methods)
+    return stored
+
+
+def _budget_note_from_json(value: dict[str, Any] | None) -> BudgetNote | None:
+    if value is None:
+        return None
+    site = value["call_site"]
+    return BudgetNote(int(value["runs"]), int(value["stopped_runs"]), bool(value["default_stopped"]),
+                      None if site is None else _site_from_json(site), value["function"],
+                      tuple(str(name) for name in value["test_methods"]))
+
+
 def _diagnostic_to_json(diagnostic: Diagnostic) -> dict[str, Any]:
     return {
         "code": diagnostic.code,
@@ -249,7 +268,7 @@ class ResultCache:
                 diagnostics=[_diagnostic_from_json(item) for item in stored["diagnostics"]],
                 source_lines=tuple(str(line) for line in stored["source_lines"]),
                 cell_starts={int(cell): int(line) for cell, line in stored.get("cell_starts", [])},
-                budget_note=None if stored.get("budget_note") is None else BudgetNote.from_json(stored["budget_note"]),
+                budget_note=_budget_note_from_json(stored.get("budget_note")),
             )
         except (ValueError, TypeError, KeyError, IndexError, AttributeError):  # corrupt: drop it, analyse again
             _discard(entry)
@@ -265,7 +284,7 @@ class ResultCache:
                 "diagnostics": [_diagnostic_to_json(diagnostic) for diagnostic in diagnostics],
                 "source_lines": list(source_lines),
                 "cell_starts": sorted((cell_starts or {}).items()),
-                "budget_note": None if budget_note is None else budget_note.to_json(),
+                "budget_note": _budget_note_to_json(budget_note),
             })
         except (TypeError, ValueError):  # something in `extra` is not JSON: not cacheable
             return

@@ -14,6 +14,7 @@ import pytest
 from scopelint import cli
 from scopelint.analysis import analyze_source, interpreter
 from scopelint.budget_notes import BudgetNote, describe, note_of
+from scopelint.cache import _budget_note_from_json, _budget_note_to_json
 from scopelint.trace import BudgetStop, Site
 
 H = "import tensorflow.compat.v1 as tf\n"
@@ -90,7 +91,9 @@ class ModelTest(tf.test.TestCase):
 
 def test_the_note_survives_the_results_cache() -> None:
     note = BudgetNote(11, 8, True, Site("train.py", 119, 15, 119, 60), "model_spec", ("testA",))
-    assert BudgetNote.from_json(json.loads(json.dumps(note.to_json()))) == note
+    assert _budget_note_from_json(json.loads(json.dumps(_budget_note_to_json(note)))) == note
+    in_a_notebook = BudgetNote(2, 2, True, Site("train.ipynb", 4, 9, 4, 17, cell=2), "build")
+    assert _budget_note_from_json(json.loads(json.dumps(_budget_note_to_json(in_a_notebook)))) == in_a_notebook
 
 
 def test_check_prints_the_note_on_stderr_and_keeps_the_exit_code(
@@ -162,3 +165,13 @@ def test_a_stop_in_every_configuration_says_all() -> None:
     note = BudgetNote(8, 8, True, Site("query.py", 83, 5, 83, 20), "problem")
     assert describe(note) == ("the analysis stopped at its work budget inside `problem`, called at line 83, in all 8 "
                               "configurations explored; what the program does after that point is not checked")
+
+
+def test_a_stop_in_an_imported_module_names_no_line_of_the_file(tmp_path: Path) -> None:
+    # The budget runs out while `helpers` is imported: no call made from train.py is running, and
+    # a line of helpers.py must not be given as one of train.py.
+    (tmp_path / "helpers.py").write_text(BUILDER + LONG_LOOP)
+    program = tmp_path / "train.py"
+    program.write_text(H + "import helpers\n")
+    trace = analyze_source(program.read_text(), str(program))
+    assert trace.budget_stops == [BudgetStop("", None, None)]

@@ -209,9 +209,11 @@ class Interpreter:
 
     def _out_of_budget(self) -> "_Budget":
         """Where the run was, for the note (the raise unwinds the frames before anyone can look):
-        the innermost call made from the analysed file, since the outermost one is often `main`."""
+        the innermost call made from the analysed file, since the outermost one is often `main`;
+        none when every call was made elsewhere (an imported module's top level), since the note
+        gives a line of the analysed file."""
         in_file = [frame for frame in self.frames if frame.site.path == self.path]
-        return _Budget(in_file[-1] if in_file else self.frames[0] if self.frames else None)
+        return _Budget(in_file[-1] if in_file else None)
 
     # ------------------------------------------------------------------ speculative execution
     def speculative(self) -> "_Speculative":
