@@ -9,6 +9,8 @@ What an editor gets:
   action; an unsafe one says so in its title, which is the fix's message: what changes), then
   `# noqa: CODE` on the finding's line (the comment `check --add-noqa` writes); FIX_PROVIDERS is
   the list of sources of fixes, each a function of the buffer's text and the finding;
+- an information diagnostic where the analysis stopped when it ran out of its work budget (what
+  `check` notes on stderr), so that a clean buffer is not taken for a fully checked one;
 - hover on a variable-creating call: the predicted full name, shape, dtype, size and device of each
   variable it creates (the rows `scopelint layout` shows).
 
@@ -28,6 +30,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from scopelint import engine
+from scopelint.budget_notes import BudgetNote
+from scopelint.budget_notes import describe as describe_budget_note
 from scopelint.diagnostics import Diagnostic
 from scopelint.trace import Site, Trace, VariableRecord
 
@@ -92,6 +96,7 @@ class Analysis:
     path: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
     trace: Trace | None = None  # computed on the first hover
+    budget_note: BudgetNote | None = None  # the analysis stopped at its work budget (budget_notes.py)
 
 
 def path_of_uri(uri: str) -> str:
@@ -126,7 +131,7 @@ def analyse(source: str, path: str, version: int | None = None) -> Analysis:
     own = [diagnostic for diagnostic in result.diagnostics if diagnostic.site.path == path]
     for error in result.internal_errors:
         print(f"scopelint server: internal error on {path}: {error.message}\n{error.details}", file=sys.stderr)
-    return Analysis(version, source, path, own)
+    return Analysis(version, source, path, own, budget_note=result.budget_note)
 
 
 def trace_of(analysis: Analysis) -> Trace | None:
@@ -254,6 +259,16 @@ def build_server():  # -> pygls.lsp.server.LanguageServer
             data={"index": index, "name": diagnostic.name},
         )
 
+    def budget_diagnostic(uri: str, note: BudgetNote) -> types.Diagnostic:
+        """What `check` notes on stderr, as information at the call the analysis stopped in (at
+        the top of the file when it stopped in top-level statements or another file)."""
+        site = note.call_site
+        where = client_range(uri, site) if site is not None and site.path == path_of_uri(uri) \
+            else types.Range(types.Position(0, 0), types.Position(0, 0))
+        return types.Diagnostic(range=where, message=describe_budget_note(note),
+                                severity=types.DiagnosticSeverity.Information, source=SERVER_NAME,
+                                data={"budget_note": True})  # no index: no code action
+
     # One analysis at a time: the analyzer's caches are per process, not per thread, and a burst of
     # keystrokes needs only its last version analysed (those queued behind it are skipped).
     one_at_a_time = asyncio.Lock()
@@ -269,9 +284,11 @@ def build_server():  # -> pygls.lsp.server.LanguageServer
         if current.version != version or current.source != source:
             return  # the buffer changed meanwhile: the analysis of the newer text will publish
         analyses[uri] = result
+        published = [lsp_diagnostic(uri, index, d) for index, d in enumerate(result.diagnostics)]
+        if result.budget_note is not None:
+            published.append(budget_diagnostic(uri, result.budget_note))
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=uri, version=version,
-            diagnostics=[lsp_diagnostic(uri, index, d) for index, d in enumerate(result.diagnostics)]))
+            uri=uri, version=version, diagnostics=published))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(params: types.DidOpenTextDocumentParams) -> None:

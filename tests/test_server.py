@@ -117,6 +117,30 @@ if FLAGS.share:
 
 
 @pytest.mark.asyncio
+async def test_a_buffer_whose_analysis_ran_out_of_budget_says_where(client: LanguageClient, tmp_path: Path) -> None:
+    # 40,000 calls of `build`: the run stops at the 60,000-step budget (about a second).
+    program = '''import tensorflow.compat.v1 as tf
+
+def build(x):
+    with tf.variable_scope('net', reuse=tf.AUTO_REUSE):
+        return tf.matmul(x, tf.get_variable('w', [4, 4]))
+
+x = tf.placeholder(tf.float32, [2, 4])
+for step in range(200):
+    for layer in range(200):
+        y = build(x)
+'''
+    uri = _open(client, tmp_path / "train.py", program)
+    (note,) = await _diagnostics(client, uri)
+    assert note.severity == types.DiagnosticSeverity.Information and note.code is None
+    assert note.message.startswith("the analysis stopped at its work budget inside `build`, called at line 10;")
+    assert note.range.start == types.Position(line=9, character=12)
+    assert not await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=note.range,
+        context=types.CodeActionContext(diagnostics=[note])))
+
+
+@pytest.mark.asyncio
 async def test_nearest_configuration_applies(client: LanguageClient, tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.scopelint]\nignore = ["TFS101"]\n')
     uri = _open(client, tmp_path / "model.py", SHARED_TWICE)
