@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -25,6 +26,7 @@ import libcst as cst
 from scopelint.analysis import config_values as cfg
 from scopelint.analysis.bindings import BindingVisitor, plain_names
 from scopelint.analysis import tfapi
+from scopelint.analysis.positions import walk
 from scopelint.analysis.values import GraphValue, PartialStr, UserFunction
 from scopelint.model import devices as devmodel
 from scopelint.model.cluster import ClusterValue
@@ -60,8 +62,6 @@ class DeviceFacts:
     setters: list[SetterCreation] = field(default_factory=list)
     pushed: list[Any] = field(default_factory=list)  # setter objects that reached device(...)
     tf2_names: frozenset[str] | None = None  # computed once from the module's syntax
-    # id of a module -> (id of an assigned value -> names it is assigned to), for TFS404's `device(s)`
-    assignment_targets: dict[int, dict[int, tuple[str, ...]]] = field(default_factory=dict)
     # The run builds a cluster (ClusterSpec or Server): its variables are meant for ps tasks.
     distributed: bool = False
 
@@ -249,28 +249,27 @@ def _note_setter_none_drops(interp: "Interpreter", node: cst.CSTNode) -> None:
 def _assignment_targets(interp: "Interpreter") -> dict[int, tuple[str, ...]]:
     """id of an assigned value -> the plain names it is assigned to, in the module being run."""
     module = _module_of(interp)
-    if module is None:
-        return {}
-    facts = facts_of(interp)
-    if id(module) not in facts.assignment_targets:
-        found: dict[int, tuple[str, ...]] = {}
-        for assign in _assignments(module):
-            names = tuple(t.target.value for t in assign.targets if isinstance(t.target, cst.Name))
-            if names:
-                found[id(assign.value)] = names
-        facts.assignment_targets[id(module)] = found
-    return facts.assignment_targets[id(module)]
+    return {} if module is None else _assigned_names(module)
+
+
+# The syntactic facts below are of a module's text alone: computed once per parsed module, not once
+# per run (a module is run once per configuration, and each walk of the tree costs more than a
+# short program's run).  Their results are shared: read, never changed.
+_SYNTAX_CACHE_SIZE = 64
+
+
+@lru_cache(maxsize=_SYNTAX_CACHE_SIZE)
+def _assigned_names(module: cst.Module) -> dict[int, tuple[str, ...]]:
+    found: dict[int, tuple[str, ...]] = {}
+    for assign in _assignments(module):
+        names = tuple(t.target.value for t in assign.targets if isinstance(t.target, cst.Name))
+        if names:
+            found[id(assign.value)] = names
+    return found
 
 
 def _assignments(module: cst.Module) -> list[cst.Assign]:
-    collected: list[cst.Assign] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
-            collected.append(node)
-
-    module.visit(_Collect())
-    return collected
+    return [node for node in walk(module) if type(node) is cst.Assign]
 
 
 def _is_tf2_device_call(interp: "Interpreter", node: cst.CSTNode) -> bool:
@@ -352,8 +351,11 @@ class _Bindings(BindingVisitor):
 def _tf2_names(module: cst.Module | None) -> frozenset[str]:
     """Names bound only by `import tensorflow [as X]`, in a file that also uses tf.compat.v1 (which
     proves TensorFlow 2).  Empty when either fact is not certain."""
-    if module is None:
-        return frozenset()
+    return frozenset() if module is None else _tf2_names_of(module)
+
+
+@lru_cache(maxsize=_SYNTAX_CACHE_SIZE)
+def _tf2_names_of(module: cst.Module) -> frozenset[str]:
     visitor = _Bindings()
     module.visit(visitor)
     if "*" in visitor.bindings:
@@ -420,8 +422,7 @@ def finish_module(interp: "Interpreter", module: cst.Module) -> None:
     facts = _FACTS.get(interp)
     if facts is None or not facts.setters:
         return
-    usage = _SetterUsage()
-    module.visit(usage)
+    usage = _setter_usage(module)
     reported: set[Site] = set()
     for creation in facts.setters:
         site = creation.where.site
@@ -445,6 +446,13 @@ def finish_module(interp: "Interpreter", module: cst.Module) -> None:
             True,
             creation.where.chain,
         ))
+
+
+@lru_cache(maxsize=_SYNTAX_CACHE_SIZE)
+def _setter_usage(module: cst.Module) -> "_SetterUsage":
+    usage = _SetterUsage()
+    module.visit(usage)
+    return usage
 
 
 class _SetterUsage(cst.CSTVisitor):

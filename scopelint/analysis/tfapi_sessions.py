@@ -21,6 +21,7 @@ import io
 import tokenize
 import weakref
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -161,11 +162,15 @@ def finish_module(interp: "Interpreter", module: cst.Module) -> None:
     facts = _FACTS.get(interp)
     if facts is None or not facts.events:
         return
-    if _mentioned_otherwise(module.code):
+    positions = getattr(interp.module, "positions", None)
+    # The text the module was parsed from: LibCST's `module.code` would generate it again.
+    source = positions.source if getattr(positions, "module", None) is module else module.code
+    if _mentioned_otherwise(source):
         for event in facts.events:
             event.certain = False
 
 
+@lru_cache(maxsize=64)  # a module's runs (one per configuration) ask of the same text
 def _mentioned_otherwise(code: str) -> bool:
     """`device_filters` in the code (not in strings or comments) other than as a keyword argument
     (`ConfigProto(device_filters=...)`, which the handler reads): `config.device_filters.append(...)`,
