@@ -61,7 +61,6 @@ class DeviceFacts:
 
     setters: list[SetterCreation] = field(default_factory=list)
     pushed: list[Any] = field(default_factory=list)  # setter objects that reached device(...)
-    tf2_names: frozenset[str] | None = None  # computed once from the module's syntax
     # The run builds a cluster (ClusterSpec or Server): its variables are meant for ps tasks.
     distributed: bool = False
 
@@ -261,25 +260,18 @@ _SYNTAX_CACHE_SIZE = 64
 @lru_cache(maxsize=_SYNTAX_CACHE_SIZE)
 def _assigned_names(module: cst.Module) -> dict[int, tuple[str, ...]]:
     found: dict[int, tuple[str, ...]] = {}
-    for assign in _assignments(module):
+    for assign in (node for node in walk(module) if type(node) is cst.Assign):
         names = tuple(t.target.value for t in assign.targets if isinstance(t.target, cst.Name))
         if names:
             found[id(assign.value)] = names
     return found
 
 
-def _assignments(module: cst.Module) -> list[cst.Assign]:
-    return [node for node in walk(module) if type(node) is cst.Assign]
-
-
 def _is_tf2_device_call(interp: "Interpreter", node: cst.CSTNode) -> bool:
     if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
             and isinstance(node.func.value, cst.Name) and node.func.attr.value == "device"):
         return False
-    facts = facts_of(interp)
-    if facts.tf2_names is None:
-        facts.tf2_names = _tf2_names(_module_of(interp))
-    return node.func.value.value in facts.tf2_names
+    return node.func.value.value in _tf2_names(_module_of(interp))
 
 
 def _module_of(interp: "Interpreter") -> cst.Module | None:
@@ -348,14 +340,12 @@ class _Bindings(BindingVisitor):
             self._bind(item.name.value, "other")
 
 
+@lru_cache(maxsize=_SYNTAX_CACHE_SIZE)
 def _tf2_names(module: cst.Module | None) -> frozenset[str]:
     """Names bound only by `import tensorflow [as X]`, in a file that also uses tf.compat.v1 (which
     proves TensorFlow 2).  Empty when either fact is not certain."""
-    return frozenset() if module is None else _tf2_names_of(module)
-
-
-@lru_cache(maxsize=_SYNTAX_CACHE_SIZE)
-def _tf2_names_of(module: cst.Module) -> frozenset[str]:
+    if module is None:
+        return frozenset()
     visitor = _Bindings()
     module.visit(visitor)
     if "*" in visitor.bindings:
