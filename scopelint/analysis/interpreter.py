@@ -8,6 +8,7 @@ uncertain, and no rule reports a certain finding from it.
 """
 from __future__ import annotations
 
+import functools
 import operator
 import re
 import string
@@ -80,6 +81,7 @@ _COMPARISONS = {
     cst.Is: operator.is_, cst.IsNot: operator.is_not, cst.In: lambda a, b: a in b,
     cst.NotIn: lambda a, b: a not in b,
 }
+_IDENTITY_OR_EQUALITY = (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)
 _PRIMITIVES = (str, int, float, bool, type(None), tuple, list, dict, range, set, frozenset)
 
 
@@ -148,6 +150,7 @@ class Interpreter:
         # budget ended, each with the call it was in: findings past it are missing, and the user is
         # told so (scopelint/budget_notes.py).
         self.budget_stops: list[BudgetStop] = []
+        self._sites: dict[tuple[int, str], tuple[cst.CSTNode, Site]] = {}  # see site()
         self.max_call_depth = MAX_CALL_DEPTH
         self.total_steps = 0
         self.module: ModuleContext | None = None
@@ -192,11 +195,21 @@ class Interpreter:
     # ------------------------------------------------------------------ sites
     def site(self, node: cst.CSTNode) -> Site:
         assert self.module is not None
+        # Made once per node and file in a run: a call's site is asked for at every call, and a
+        # loop's or a builder's nodes are run many times.  The node is kept with its site, so an
+        # id reused by another node can never answer.
+        key = (id(node), self.module.path)
+        known = self._sites.get(key)
+        if known is not None and known[0] is node:
+            return known[1]
         try:
             pos: CodeRange = self.module.positions[node]
         except KeyError:
-            return Site(self.module.path, 1, 1, 1, 1)
-        return Site(self.module.path, pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1)
+            site = Site(self.module.path, 1, 1, 1, 1)
+        else:
+            site = Site(self.module.path, pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1)
+        self._sites[key] = (node, site)
+        return site
 
     def where(self, node: cst.CSTNode) -> Where:
         return Where(self.site(node), tuple(frame.related for frame in self.frames))
@@ -328,11 +341,12 @@ class Interpreter:
 
     # ------------------------------------------------------------------ statements
     def exec_block(self, body: Any, env: Env) -> None:
-        if isinstance(body, cst.SimpleStatementSuite):
+        kind = type(body)  # exact node types: see eval
+        if kind is cst.SimpleStatementSuite:
             for small in body.body:
                 self.exec_small(small, env)
             return
-        if isinstance(body, (cst.IndentedBlock,)):
+        if kind is cst.IndentedBlock:
             body = body.body
         for statement in body:
             self.exec_statement(statement, env)
@@ -679,7 +693,7 @@ class Interpreter:
             else:
                 bound[name] = UNKNOWN
         extra_args = args[len(positional):]
-        if isinstance(params.star_arg, cst.Param):
+        if type(params.star_arg) is cst.Param:
             bound[params.star_arg.name.value] = UNKNOWN if unknown_args else tuple(extra_args)
         for param in params.kwonly_params:
             name = param.name.value
@@ -695,7 +709,7 @@ class Interpreter:
         if function.owner_class is not None and positional:
             env.vars[builtins_model.SUPER_CLASS] = function.owner_class
             env.vars[builtins_model.SUPER_SELF] = bound.get(positional[0].name.value, UNKNOWN)
-        if isinstance(node, cst.Lambda):
+        if type(node) is cst.Lambda:
             return self.eval(node.body, env)
         key = function.name
         self.call_counts[key] = self.call_counts.get(key, 0) + 1
@@ -992,19 +1006,20 @@ class Interpreter:
 
     # ------------------------------------------------------------------ assignment
     def assign(self, target: cst.CSTNode, value: Any, env: Env) -> None:
-        if isinstance(target, cst.Name):
+        kind = type(target)  # exact node types: see eval
+        if kind is cst.Name:
             env.assign(target.value, value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
+        elif kind is cst.Tuple or kind is cst.List:
             elements = [element.value for element in target.elements]
             items = self.iterate(value)
-            starred = [i for i, e in enumerate(target.elements) if isinstance(e, cst.StarredElement)]
+            starred = [i for i, e in enumerate(target.elements) if type(e) is cst.StarredElement]
             if items is None or starred or len(items) != len(elements):
                 for element in elements:
                     self.assign(element, UNKNOWN, env)
                 return
             for element, item in zip(elements, items):
                 self.assign(element, item, env)
-        elif isinstance(target, cst.Attribute):
+        elif kind is cst.Attribute:
             owner = self.eval(target.value, env)
             if isinstance(owner, (Instance,)):
                 owner.attrs[target.attr.value] = value if not self.graph.speculative or \
@@ -1013,7 +1028,7 @@ class Interpreter:
                 owner.attrs[target.attr.value] = value
             elif isinstance(owner, TFRef) and owner.path in cfg.FLAGS_PATHS:
                 self.config.set_flag(target.attr.value, value, certain=not self.graph.speculative)
-        elif isinstance(target, cst.Subscript):
+        elif kind is cst.Subscript:
             slot = self.container_slot(target, env)
             if slot is not None:
                 owner, key = slot
@@ -1021,7 +1036,7 @@ class Interpreter:
                     owner[key] = value
                 except (IndexError, TypeError):
                     self.forget(owner, env)
-        elif isinstance(target, cst.StarredElement):
+        elif kind is cst.StarredElement:
             self.assign(target.value, UNKNOWN, env)
 
     def container_slot(self, target: cst.Subscript, env: Env) -> tuple[Any, Any] | None:
@@ -1107,7 +1122,7 @@ class Interpreter:
         if kind in (cst.Tuple, cst.List, cst.Set):
             items: list[Any] = []
             for element in node.elements:
-                if isinstance(element, cst.StarredElement):
+                if type(element) is cst.StarredElement:
                     inner = self.iterate(self.eval(element.value, env))
                     if inner is None:
                         return UNKNOWN
@@ -1138,7 +1153,7 @@ class Interpreter:
             return self.binop(type(node.operator).__name__, self.eval(node.left, env), self.eval(node.right, env))
         if kind is cst.UnaryOperation:
             value = self.eval(node.expression, env)
-            if isinstance(node.operator, cst.Not):
+            if type(node.operator) is cst.Not:
                 truth = self.truth(value)
                 return UNKNOWN if truth is None else not truth
             if isinstance(value, (int, float)) and not isinstance(value, bool) or isinstance(value, bool):
@@ -1288,7 +1303,8 @@ class Interpreter:
         result: Any = True
         for target in node.comparisons:
             right = self.eval(target.comparator, env)
-            op = _COMPARISONS.get(type(target.operator))
+            op_type = type(target.operator)  # exact node types: see eval
+            op = _COMPARISONS.get(op_type)
             if op is None or self.lost(left) or self.lost(right):
                 return UNKNOWN
             left_plain, right_plain = cfg.plain(left), cfg.plain(right)
@@ -1297,15 +1313,15 @@ class Interpreter:
             if isinstance(right, cfg.Tagged):
                 self.config.on_compare(right, left, lambda v: op(left_plain, v))
             left, right = left_plain, right_plain
-            if isinstance(target.operator, (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)) \
+            if op_type in _IDENTITY_OR_EQUALITY \
                     and builtins_model.is_class_like(left) and builtins_model.is_class_like(right):
                 same = builtins_model.same_class(left, right)
-                outcome = same if isinstance(target.operator, (cst.Is, cst.Equal)) else not same
-            elif isinstance(target.operator, (cst.Is, cst.IsNot)) and (left is None or right is None):
+                outcome = same if op_type is cst.Is or op_type is cst.Equal else not same
+            elif (op_type is cst.Is or op_type is cst.IsNot) and (left is None or right is None):
                 if left is UNKNOWN or right is UNKNOWN:
                     return UNKNOWN
                 outcome = op(left, right)
-            elif isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(right, dict) \
+            elif (op_type is cst.In or op_type is cst.NotIn) and isinstance(right, dict) \
                     and _primitive(left) and all(_primitive(key) for key in right):
                 # A dict's membership reads its keys only: a cache of variables (`if key in CACHE:
                 # return CACHE[key]`) is decided however unknowable the values it holds are.
@@ -1329,7 +1345,7 @@ class Interpreter:
         if len(node.slice) != 1:
             return self.tfapi.tensor_like(value)
         element = node.slice[0].slice
-        if isinstance(element, cst.Index):
+        if type(element) is cst.Index:
             key = self.eval(element.value, env)
             if isinstance(value, cfg.ConfigObject):
                 return value.item(self.config, key)
@@ -1931,6 +1947,7 @@ def _hashable(value: Any) -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=4096)  # the same literals are evaluated at every run of their line
 def _string_literal(text: str) -> Any:
     """A string literal's value; plain ones without escapes directly (LibCST's evaluated_value
     runs ast.literal_eval, a full parse per literal), the rest through literal_eval."""

@@ -48,10 +48,11 @@ from scopelint.analysis.values import Env, ModuleContext
 
 # Interpreter fields the fingerprint leaves out: outputs (extra_events, budget_stops), counters handled apart
 # (steps, total_steps), the configuration (compared by its declarations and by the values read),
-# the main graphs (see the module docstring) and the forgotten-containers table (marked on the
-# containers themselves).
+# the main graphs (see the module docstring), the forgotten-containers table (marked on the
+# containers themselves) and the table of sites already made (a cache: Interpreter.site).
 _LEFT_OUT = frozenset({"steps", "total_steps", "extra_events", "config", "graph", "graphs", "graph_stack",
-                       "forgotten", "tfapi", "phase_memo", "final_graph", "call_counts", "budget_stops"})
+                       "forgotten", "tfapi", "phase_memo", "final_graph", "call_counts", "budget_stops",
+                       "_sites"})
 _BY_IDENTITY = (cst.CSTNode, Positions, type, types.FunctionType, types.BuiltinFunctionType,
                 types.ModuleType, types.CodeType)
 _PLAIN = (str, int, float, bool, type(None), bytes, complex)
