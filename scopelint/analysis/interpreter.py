@@ -12,7 +12,7 @@ import functools
 import operator
 import re
 import string
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import libcst as cst
@@ -123,11 +123,12 @@ class Frame:
     function: str
     site: Site
     ordinal: int  # 1 for the first call of that function in this run
-    # How a finding inside the call names it; built once per call, not once per operation.
-    related: Related = field(init=False)
 
-    def __post_init__(self) -> None:
-        self.related = Related(self.site, f"{_ordinal(self.ordinal)} call of `{self.function}`")
+    @functools.cached_property
+    def related(self) -> Related:
+        """How a finding inside the call names it: built once per call, when the first finding or
+        record inside it asks (most calls have none), not once per operation."""
+        return Related(self.site, f"{_ordinal(self.ordinal)} call of `{self.function}`")
 
 
 class Interpreter:
@@ -1963,6 +1964,7 @@ def _string_literal(text: str) -> Any:
     return value if isinstance(value, str) else UNKNOWN
 
 
+@functools.lru_cache(maxsize=4096)  # as _string_literal
 def _int_literal(text: str) -> Any:
     try:
         return int(text.replace("_", ""), 0)

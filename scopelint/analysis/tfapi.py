@@ -6,6 +6,7 @@ variables, the graph is marked incomplete so that "does not exist" is no longer 
 """
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable
@@ -90,6 +91,7 @@ _RNN_FUNCTIONS = ("static_rnn", "static_bidirectional_rnn", "static_state_saving
 
 
 @lru_cache(maxsize=8192)
+@lru_cache(maxsize=8192)  # a pure function of the path, asked at every `tf.x.y` the program evaluates
 def canonical(path: str) -> str:
     for _ in range(4):
         if path in _EXACT:
@@ -527,16 +529,16 @@ def call(interp: "Interpreter", callee: Any, args: list[Any], kwargs: dict[str, 
         if handler is not None:
             interp.current_callee = callee.path
             return handler(interp, args, kwargs, node)
-        leaf = callee.path.split(".")[-1]
-        if callee.path.startswith("tf.layers.") or callee.path.startswith("tf.keras.layers."):
+        route = _unhandled_route(callee.path)
+        if route is _Route.LAYER:
             return tfapi_layers.layer_call(interp, callee.path, args, kwargs, node)
-        if callee.path.startswith("tf.nn.rnn_cell.") and rnnlib.cell_kind(leaf) is not None:
-            return tfapi_layers.make_cell(interp, leaf, args, kwargs, node)
-        if dtype_name(callee) is not None:
+        if route is _Route.CELL:
+            return tfapi_layers.make_cell(interp, callee.path.split(".")[-1], args, kwargs, node)
+        if route is _Route.DTYPE:
             return UNKNOWN
-        if _is_initializer_path(callee.path):
+        if route is _Route.INITIALIZER:
             return InitializerValue(True)
-        if callee.path.startswith(_MAY_CREATE):
+        if route is _Route.MAY_CREATE:
             interp.graph.note_unmodelled_creation()
         if any(is_tf_value(v) for v in list(args) + list(kwargs.values())) or callee.path.startswith("tf."):
             name = kwargs.get("name")
@@ -551,6 +553,33 @@ def call(interp: "Interpreter", callee: Any, args: list[Any], kwargs: dict[str, 
     if isinstance(callee, TemplateValue):
         return tfapi_training.call_template(interp, callee, args, kwargs, node)
     return NotImplemented
+
+
+class _Route(enum.Enum):
+    """What a TensorFlow path without a handler of its own is (tfapi.call's fallbacks, in order)."""
+
+    LAYER = "layer"  # tf.layers.* and tf.keras.layers.*
+    CELL = "cell"  # an RNN cell class
+    DTYPE = "dtype"
+    INITIALIZER = "initializer"
+    MAY_CREATE = "may create"  # an API that may build variables the analysis does not see
+    OP = "op"
+
+
+@lru_cache(maxsize=4096)  # a path's route depends on the path alone: worked out once, not at every call
+def _unhandled_route(path: str) -> _Route:
+    leaf = path.split(".")[-1]
+    if path.startswith("tf.layers.") or path.startswith("tf.keras.layers."):
+        return _Route.LAYER
+    if path.startswith("tf.nn.rnn_cell.") and rnnlib.cell_kind(leaf) is not None:
+        return _Route.CELL
+    if dtype_name(TFRef(path)) is not None:
+        return _Route.DTYPE
+    if _is_initializer_path(path):
+        return _Route.INITIALIZER
+    if path.startswith(_MAY_CREATE):
+        return _Route.MAY_CREATE
+    return _Route.OP
 
 
 @handles("tf.variable_scope", "tf.VariableScope")
