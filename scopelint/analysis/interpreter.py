@@ -1100,26 +1100,36 @@ class Interpreter:
     def eval(self, node: cst.CSTNode, env: Env) -> Any:
         # Exact node types, compared by identity: LibCST's node classes are ABCs, and a chain of
         # isinstance misses on them was the interpreter's largest single cost.
+        # Tested in the order of how often they come (Name alone is over 40 % on real code).
         kind = type(node)
         if kind is cst.Name:
-            return self.lookup(node.value, env, node)
+            try:
+                return env.lookup(node.value)  # lookup(), its common case inlined
+            except KeyError:
+                return self._not_in_scope(node.value, node)
+        if kind is cst.Call:
+            return self.eval_call(node, env)
+        if kind is cst.Attribute:
+            return self.getattr(self.eval(node.value, env), node.attr.value, node)
         if kind is cst.Integer:
             return _int_literal(node.value)
+        if kind is cst.SimpleString:
+            return _string_literal(node.value)
+        if kind is cst.Subscript:
+            return self.eval_subscript(node, env)
+        if kind is cst.BinaryOperation:
+            return self.binop(type(node.operator).__name__, self.eval(node.left, env), self.eval(node.right, env))
+        if kind is cst.Comparison:
+            return self.eval_comparison(node, env)
         if kind is cst.Float:
             return float(node.value.replace("_", ""))
         if kind is cst.Imaginary:
             return UNKNOWN
-        if kind is cst.SimpleString:
-            return _string_literal(node.value)
         if kind is cst.ConcatenatedString:
             left, right = self.eval(node.left, env), self.eval(node.right, env)
             return left + right if isinstance(left, str) and isinstance(right, str) else UNKNOWN
         if kind is cst.FormattedString:
             return self.eval_fstring(node, env)
-        if kind is cst.Attribute:
-            return self.getattr(self.eval(node.value, env), node.attr.value, node)
-        if kind is cst.Call:
-            return self.eval_call(node, env)
         if kind in (cst.Tuple, cst.List, cst.Set):
             items: list[Any] = []
             for element in node.elements:
@@ -1150,8 +1160,6 @@ class Interpreter:
                         return UNKNOWN
                     result.update(inner)
             return result
-        if kind is cst.BinaryOperation:
-            return self.binop(type(node.operator).__name__, self.eval(node.left, env), self.eval(node.right, env))
         if kind is cst.UnaryOperation:
             value = self.eval(node.expression, env)
             if type(node.operator) is cst.Not:
@@ -1178,8 +1186,6 @@ class Interpreter:
             right = self.eval(node.right, env)
             # With an unknown left operand the result is either operand: unknown.
             return right if truth is False else UNKNOWN
-        if kind is cst.Comparison:
-            return self.eval_comparison(node, env)
         if kind is cst.IfExp:
             truth = self.truth(self.eval(node.test, env))
             if truth is True:
@@ -1190,8 +1196,6 @@ class Interpreter:
                 results = [spec.branch(env, lambda e: self.eval(node.body, e)),
                            spec.branch(env, lambda e: self.eval(node.orelse, e))]
             return results[0] if _same(results[0], results[1]) else UNKNOWN
-        if kind is cst.Subscript:
-            return self.eval_subscript(node, env)
         if kind is cst.Lambda:
             defaults = {p.name.value: self.eval(p.default, env) for p in node.params.params if p.default}
             return UserFunction(node, "<lambda>", env, defaults, self.module)
@@ -1225,7 +1229,10 @@ class Interpreter:
         try:
             return env.lookup(name)
         except KeyError:
-            pass
+            return self._not_in_scope(name, node)
+
+    def _not_in_scope(self, name: str, node: cst.Name | None) -> Any:
+        """A name no enclosing namespace binds: a constant, a builtin, a NameError, or unknown."""
         if name in ("True", "False", "None"):
             return {"True": True, "False": False, "None": None}[name]
         if name in _BUILTINS:
