@@ -12,7 +12,7 @@ import functools
 import operator
 import re
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
@@ -123,12 +123,17 @@ class Frame:
     function: str
     site: Site
     ordinal: int  # 1 for the first call of that function in this run
+    caller: "Frame | None" = None  # the frame below this one on the stack it was pushed on
+    _notes: "tuple[Related, ...] | None" = field(default=None, init=False, repr=False, compare=False)
 
-    @functools.cached_property
-    def related(self) -> Related:
-        """How a finding inside the call names it: built once per call, when the first finding or
-        record inside it asks (most calls have none), not once per operation."""
-        return Related(self.site, f"{_ordinal(self.ordinal)} call of `{self.function}`")
+    def notes(self) -> tuple[Related, ...]:
+        """How a finding inside this call names it and its callers, outermost first: built once
+        per call, when the first finding or record inside it asks (most calls have none), and
+        shared with the calls it makes, not rebuilt from the whole stack at every operation."""
+        if self._notes is None:
+            own = Related(self.site, f"{_ordinal(self.ordinal)} call of `{self.function}`")
+            self._notes = (self.caller.notes() if self.caller is not None else ()) + (own,)
+        return self._notes
 
 
 class Interpreter:
@@ -213,7 +218,7 @@ class Interpreter:
         return site
 
     def where(self, node: cst.CSTNode) -> Where:
-        return Where(self.site(node), tuple(frame.related for frame in self.frames))
+        return Where(self.site(node), self.frames[-1].notes() if self.frames else ())
 
     def tick(self) -> None:
         self.steps += 1
@@ -717,7 +722,7 @@ class Interpreter:
         callee_module, self.module = self.module, caller_module
         call_site = self.site(call_node)
         self.module = callee_module
-        self.frames.append(Frame(function.name, call_site, self.call_counts[key]))
+        self.frames.append(Frame(function.name, call_site, self.call_counts[key], self.frames[-1] if self.frames else None))
         records_before = len(self.graph.records)
         # Values returned inside branches that may not run (`if unknown: return a`): the call's
         # result is one of them or what the rest of the body returns.
