@@ -91,7 +91,6 @@ _RNN_FUNCTIONS = ("static_rnn", "static_bidirectional_rnn", "static_state_saving
 
 
 @lru_cache(maxsize=8192)
-@lru_cache(maxsize=8192)  # a pure function of the path, asked at every `tf.x.y` the program evaluates
 def canonical(path: str) -> str:
     for _ in range(4):
         if path in _EXACT:
