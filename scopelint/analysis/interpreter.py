@@ -123,7 +123,9 @@ class Frame:
     function: str
     site: Site
     ordinal: int  # 1 for the first call of that function in this run
-    caller: "Frame | None" = None  # the frame below this one on the stack it was pushed on
+    # The frame below this one on the stack it was pushed on (not compared, not printed: a frame
+    # is what it says of its own call, as before it had one).
+    caller: "Frame | None" = field(default=None, repr=False, compare=False)
     _notes: "tuple[Related, ...] | None" = field(default=None, init=False, repr=False, compare=False)
 
     def notes(self) -> tuple[Related, ...]:
