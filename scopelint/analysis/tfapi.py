@@ -242,12 +242,17 @@ def length(value: Any) -> Any:
 
 def dtype_name(value: Any) -> str | None:
     if isinstance(value, TFRef):
-        name = value.path.split(".")[-1]
-        if name in _DTYPES:
-            return {"half": "float16", "double": "float64"}.get(name, name)
-        return None
+        return _dtype_of_path(value.path)
     if isinstance(value, str) and value in _DTYPES:
         return value
+    return None
+
+
+def _dtype_of_path(path: str) -> str | None:
+    """The dtype a TensorFlow path names (`tf.float32`, `tf.double`), or None."""
+    name = path.split(".")[-1]
+    if name in _DTYPES:
+        return {"half": "float16", "double": "float64"}.get(name, name)
     return None
 
 
@@ -572,7 +577,7 @@ def _unhandled_route(path: str) -> _Route:
         return _Route.LAYER
     if path.startswith("tf.nn.rnn_cell.") and rnnlib.cell_kind(leaf) is not None:
         return _Route.CELL
-    if dtype_name(TFRef(path)) is not None:
+    if _dtype_of_path(path) is not None:
         return _Route.DTYPE
     if _is_initializer_path(path):
         return _Route.INITIALIZER
