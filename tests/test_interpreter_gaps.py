@@ -238,3 +238,29 @@ def test_a_raise_after_a_return_that_may_run_leaves_that_return() -> None:
         "    tf.get_variable('w', [1])\n"
     )
     assert _names(source) == ["disc/w"]
+
+
+def test_a_finding_inside_a_contextmanager_body_names_the_calls_around_the_with() -> None:
+    # The with body runs at the generator's yield, but on the caller's stack (generators.py): the
+    # finding names the calls that reached the `with`, never the generator's own frame.
+    source = (
+        "import contextlib\n"
+        "import tensorflow.compat.v1 as tf\n"
+        "@contextlib.contextmanager\n"
+        "def block(name):\n"
+        "    with tf.variable_scope(name):\n"
+        "        yield\n"
+        "def layer():\n"
+        "    return tf.get_variable('w', [1])\n"
+        "def build():\n"
+        "    with block('a'):\n"
+        "        layer()\n"
+        "build()\n"
+        "build()\n"
+    )
+    trace = analyze_source(source, "m.py")
+    [event] = [event for event in trace.events if event.kind == "already_exists" and event.certain]
+    assert [(note.note, note.site.line if note.site else None) for note in event.related] == [
+        ("second call of `build`", 13), ("second call of `layer`", 11),
+        ("first created here", 8), ("first call of `build`", 12), ("first call of `layer`", 11),
+    ]
